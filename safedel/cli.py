@@ -1,0 +1,18 @@
+"""The root Typer app: registration only. Each command lives in safedel/commands/."""
+
+import typer
+
+from .commands import env, run, shims
+
+app = typer.Typer(
+    name="safedel",
+    help="Make deletion recoverable: deletions go to the trash, with a per-turn bulk guard.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+)
+app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})(
+    run.run
+)
+app.command()(env.env)
+app.command()(shims.shims)

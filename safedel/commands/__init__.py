@@ -1,0 +1,1 @@
+"""One module per `safedel` command; cli.py only registers them."""

@@ -1,0 +1,47 @@
+"""`safedel run`: the typer face of runner.py, for --help and completions."""
+
+from typing import Annotated, Optional
+
+import typer
+
+from .. import runner
+
+Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
+
+
+def run(
+    command: Annotated[list[str], typer.Argument(help="The command and its arguments.")],
+    session: Annotated[Text, typer.Option(help="Session id (default: $SAFEDEL_SESSION).")] = None,
+    turn: Annotated[Text, typer.Option(help="Turn id (default: a new one per run).")] = None,
+    tool_call: Annotated[Text, typer.Option(help="Tool-call id, for the signal file.")] = None,
+    threshold: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(min=1, max=99999, help="Bulk-guard threshold (default 50)."),
+    ] = None,
+    report: Annotated[Text, typer.Option(help="JSON-lines report file.")] = None,
+    trash_dir: Annotated[Text, typer.Option(help="Put everything in this trash dir.")] = None,
+    no_exempt: Annotated[bool, typer.Option(help="Trash temp-dir paths too.")] = False,
+    result: Annotated[Text, typer.Option(help="Write a JSON result here.")] = None,
+    shell: Annotated[Text, typer.Option(help="Run COMMAND through this shell's prelude.")] = None,
+    state_dir: Annotated[Text, typer.Option(help="Bulk-guard state directory.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line.")] = False,
+) -> None:
+    """Run COMMAND so that every deletion it makes goes to the trash."""
+    options = {
+        key: value
+        for key, value in {
+            "session": session,
+            "turn": turn,
+            "tool_call": tool_call,
+            "threshold": threshold,
+            "report": report,
+            "trash_dir": trash_dir,
+            "no_exempt": no_exempt,
+            "result": result,
+            "shell": shell,
+            "state_dir": state_dir,
+            "quiet": quiet,
+        }.items()
+        if value not in (None, False)
+    }
+    raise typer.Exit(runner.execute(options, command))

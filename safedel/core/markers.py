@@ -1,0 +1,49 @@
+"""Marker lines on stderr, the machine-readable signal that agent harnesses parse.
+
+The payload is single-line JSON with every non-ASCII character escaped, so a hostile
+file name can neither end the line nor fake a marker of its own.
+"""
+
+import json
+import os
+import sys
+
+PREFIX = "[safe-delete]"
+CONFIRM_REQUIRED = "SAFE_DELETE_BULK_CONFIRM_REQUIRED"
+REJECTED = "SAFE_DELETE_BULK_REJECTED"
+FAIL_CLOSED = "SAFE_DELETE_FAIL_CLOSED"
+GUARD_ERROR = "SAFE_DELETE_BULK_GUARD_ERROR"
+MAX_TARGETS = 20
+
+
+def format_marker(kind, payload):
+    body = json.dumps(payload, ensure_ascii=True, separators=(",", ":"))
+    return f"{PREFIX}[{kind}] {body}\n"
+
+
+def emit(kind, payload):
+    """Write the marker straight to fd 2, after whatever sys.stderr still buffers."""
+    line = format_marker(kind, payload).encode("ascii")
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        os.write(2, line)
+    except OSError:
+        pass
+
+
+def parse_markers(text):
+    """{kind: payload} holding the last marker of each kind, as a harness reads them."""
+    found = {}
+    for line in text.splitlines():
+        if not line.startswith(PREFIX + "["):
+            continue
+        head, _, body = line.partition("] ")
+        kind = head[len(PREFIX) + 1 :]
+        try:
+            found[kind] = json.loads(body)
+        except ValueError:
+            continue
+    return found

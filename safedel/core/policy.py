@@ -1,0 +1,49 @@
+"""Which paths are exempt (deleted for real) and which are protected (always refused)."""
+
+import os
+
+# GNU's preserve-root covers '/'; these top-level directories get the same treatment,
+# because trashing /usr or /home is never what anybody meant.
+SYSTEM_DIRS = frozenset(
+    "/" + name
+    for name in ("bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32")
+    + ("media", "mnt", "opt", "proc", "root", "run", "sbin", "snap", "srv", "sys", "tmp")
+    + ("usr", "var")
+)
+
+
+def _under(path, roots):
+    for root in roots:
+        root = root.rstrip(os.sep) or os.sep
+        if path.startswith(root + os.sep) and path != root:
+            return True
+    return False
+
+
+def is_exempt(absolute, exempt_roots):
+    """True when absolute (a str) lies strictly inside one of the exempt roots."""
+    if not exempt_roots:
+        return False
+    if _under(absolute, exempt_roots):
+        return True
+    real_roots = [os.path.realpath(root) for root in exempt_roots]
+    parent = os.path.realpath(os.path.dirname(absolute))
+    return _under(os.path.join(parent, os.path.basename(absolute)), real_roots)
+
+
+def protected_reason(absolute, environ=None):
+    """Why absolute must never be trashed, or None. A symlink is judged as the link."""
+    environ = os.environ if environ is None else environ
+    candidates = {absolute}
+    if not os.path.islink(absolute):
+        candidates.add(os.path.realpath(absolute))
+    home = environ.get("HOME") or os.path.expanduser("~")
+    homes = {os.path.abspath(home), os.path.realpath(home)} if home else set()
+    for candidate in candidates:
+        if candidate == os.sep:
+            return "refusing to remove '/'"
+        if candidate in homes:
+            return f"refusing to remove your home directory {candidate}"
+        if candidate in SYSTEM_DIRS:
+            return f"refusing to remove the system directory {candidate}"
+    return None

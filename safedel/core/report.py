@@ -1,0 +1,71 @@
+"""The JSON-lines report: one event per line, appended with one O_APPEND write."""
+
+import json
+import os
+import sys
+import time
+
+from .private import open_private
+
+SCHEMA_VERSION = 1
+
+
+def event(operation, settings, runtime, **fields):
+    record = {"v": SCHEMA_VERSION, "operation": operation}
+    record.update(fields)
+    record.update(
+        {
+            "runtime": runtime,
+            "timestamp": int(time.time() * 1000),
+            "session": settings.session,
+            "turn": settings.turn,
+            "toolCall": settings.tool_call,
+            "pid": os.getpid(),
+        }
+    )
+    return record
+
+
+def encode(record):
+    # ensure_ascii keeps every line pure ASCII: a non-UTF-8 name (a lone surrogate
+    # after fsdecode) or a newline in a name cannot break the line.
+    return (json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def append(path, records):
+    """Append records to the report at path. One write call for the whole batch."""
+    if not path or not records:
+        return
+    data = b"".join(encode(r) for r in records)
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read(path, warn=None, offset=0):
+    """Yield each event of the report (from byte offset on); a torn or garbled line is
+    skipped with a warning."""
+    warn = warn or _warn
+    try:
+        fd = open_private(path, os.O_RDONLY, create_parent=False)
+    except FileNotFoundError:
+        return
+    with os.fdopen(fd, "rb") as handle:
+        handle.seek(offset)
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if not isinstance(record, dict) or "operation" not in record:
+                warn(f"{os.fsdecode(path)}:{number}: skipped a garbled report line")
+                continue
+            yield record
+
+
+def _warn(message):
+    sys.stderr.write(f"safedel: warning: {message}\n")

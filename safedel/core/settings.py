@@ -1,0 +1,145 @@
+"""The environment contract and the config file, read into one Settings value.
+
+Every runtime (the rm launcher, the Python shim, the CLI) reads its settings here, at
+call time, so a process that changes its environment is seen as it is now.
+"""
+
+import os
+import sys
+
+DEFAULT_THRESHOLD = 50
+MAX_THRESHOLD = 99999
+_warned = set()
+
+
+class Settings:
+    __slots__ = (
+        "active",
+        "session",
+        "turn",
+        "tool_call",
+        "state_dir",
+        "report",
+        "threshold",
+        "trash_dir",
+        "exempt",
+        "prompt",
+    )
+
+    def __init__(self, **values):
+        for name in self.__slots__:
+            setattr(self, name, values[name])
+
+    def __repr__(self):
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"Settings({fields})"
+
+
+def warn_once(message):
+    if message in _warned:
+        return
+    _warned.add(message)
+    try:
+        sys.stderr.write(f"safedel: warning: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def parse_threshold(raw, origin="SAFEDEL_THRESHOLD"):
+    """A threshold in 1..99999; anything else warns once and gives the default."""
+    if raw is None or raw == "":
+        return DEFAULT_THRESHOLD
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        value = 0
+    if 1 <= value <= MAX_THRESHOLD:
+        return value
+    warn_once(f"{origin}={raw!r} is not a whole number in 1..{MAX_THRESHOLD}; using 50")
+    return DEFAULT_THRESHOLD
+
+
+def default_state_dir(environ):
+    """platformdirs.user_state_dir('safedel'), computed without platformdirs."""
+    home = os.path.expanduser("~")
+    if sys.platform == "win32":
+        base = environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(base, "safedel", "safedel")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Application Support", "safedel")
+    base = environ.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
+    return os.path.join(base, "safedel")
+
+
+def config_path(environ):
+    if sys.platform == "win32":
+        base = environ.get("APPDATA") or os.path.expanduser("~")
+    elif sys.platform == "darwin":
+        base = os.path.join(os.path.expanduser("~"), "Library", "Application Support")
+    else:
+        base = environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return environ.get("SAFEDEL_CONFIG") or os.path.join(base, "safedel", "config.toml")
+
+
+def read_config(path):
+    """Flat `key = value` lines (a subset of TOML that 3.9's stdlib can read)."""
+    values = {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return values
+    for line in lines:
+        line = line.split("#", 1)[0].strip()
+        if "=" not in line or line.startswith("["):
+            continue
+        key, value = (part.strip() for part in line.split("=", 1))
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        values[key] = value
+    return values
+
+
+def default_exempt(environ):
+    return environ.get("TMPDIR") or environ.get("TEMP") or environ.get("TMP") or "/tmp"
+
+
+def load(environ=None):
+    environ = os.environ if environ is None else environ
+    config = read_config(config_path(environ))
+    if "SAFEDEL_THRESHOLD" in environ:
+        threshold = parse_threshold(environ["SAFEDEL_THRESHOLD"])
+    else:
+        threshold = parse_threshold(config.get("threshold"), "threshold in the config file")
+    exempt_raw = environ.get("SAFEDEL_EXEMPT", config.get("exempt"))
+    if exempt_raw is None:
+        exempt_raw = default_exempt(environ)
+    prompt_raw = environ.get("SAFEDEL_PROMPT", config.get("prompt", "1"))
+    state_dir = environ.get("SAFEDEL_STATE_DIR") or default_state_dir(environ)
+    return Settings(
+        active=environ.get("SAFEDEL_ACTIVE") == "1",
+        session=environ.get("SAFEDEL_SESSION") or "default",
+        turn=current_turn(environ),
+        tool_call=environ.get("SAFEDEL_TOOL_CALL") or "",
+        state_dir=state_dir,
+        report=environ.get("SAFEDEL_REPORT") or os.path.join(state_dir, "report.jsonl"),
+        threshold=threshold,
+        trash_dir=environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None,
+        exempt=tuple(p for p in exempt_raw.split(os.pathsep) if p),
+        prompt=str(prompt_raw).strip().lower() not in ("0", "false", "no", "off"),
+    )
+
+
+def current_turn(environ):
+    """SAFEDEL_TURN_FILE wins over SAFEDEL_TURN, so a prompt hook can rotate turns."""
+    turn_file = environ.get("SAFEDEL_TURN_FILE")
+    if turn_file:
+        try:
+            with open(turn_file, encoding="utf-8") as handle:
+                turn = handle.read().strip()
+            if turn:
+                return turn
+        except OSError:
+            pass
+    return environ.get("SAFEDEL_TURN") or "default"

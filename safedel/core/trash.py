@@ -1,0 +1,170 @@
+"""Move items to the trash: the freedesktop trash on Linux, send2trash elsewhere.
+
+The order of operations is what keeps data safe: the info file is created with
+O_EXCL (which also reserves the entry name against racing processes), then the item
+is renamed into files/. If the rename fails the info file is removed again, so a
+failure leaves the item where it was and no orphan behind.
+"""
+
+import errno
+import os
+import stat
+import sys
+
+from . import trashdirs, trashinfo
+
+_INFO_FLAGS = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+_NATIVE_TRASH = sys.platform in ("darwin", "win32")
+
+
+class TrashFailure(OSError):
+    """The item could not be trashed and was left in place. str(reason) says why."""
+
+    def __init__(self, err, reason, path):
+        super().__init__(err, reason, path)
+        self.reason = reason
+
+
+class TrashRecord:
+    __slots__ = ("path", "trash_path", "info_path", "kind")
+
+    def __init__(self, path, trash_path, info_path, kind):
+        self.path = path
+        self.trash_path = trash_path
+        self.info_path = info_path
+        self.kind = kind
+
+    def as_event(self):
+        return {
+            "path": self.path,
+            "trashPath": self.trash_path,
+            "infoPath": self.info_path,
+            "kind": self.kind,
+        }
+
+
+def kind_of(mode):
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    return "file"
+
+
+def split_trailing_slash(raw):
+    """`link/` names the link itself; strip the slashes but remember them."""
+    stripped = raw.rstrip(b"/")
+    if not stripped:
+        return raw[:1], False
+    return stripped, stripped != raw
+
+
+def trash(path, trash_dir=None):
+    """Trash one path (str, bytes or PathLike). Return a TrashRecord or raise OSError."""
+    raw = os.fsencode(path)
+    target, had_slash = split_trailing_slash(raw)
+    st = os.lstat(target)
+    if had_slash and not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+    absolute = os.path.abspath(target)
+    if absolute == b"/":
+        raise TrashFailure(errno.EPERM, "refusing to trash '/'", os.fsdecode(absolute))
+    if _NATIVE_TRASH:
+        return _native_trash(absolute, kind_of(st.st_mode))
+    if stat.S_ISDIR(st.st_mode) and _is_mount_point(absolute, st.st_dev):
+        raise TrashFailure(
+            errno.EBUSY,
+            f"{os.fsdecode(absolute)} is a mount point and cannot be moved to a trash",
+            os.fsdecode(absolute),
+        )
+    try:
+        location = trashdirs.locate(absolute, st.st_dev, trash_dir)
+    except trashdirs.TrashUnavailable as exc:
+        raise TrashFailure(exc.errno, exc.strerror, os.fsdecode(absolute)) from None
+    except OSError as exc:
+        reason = f"cannot prepare the trash: {exc.strerror or exc}"
+        raise TrashFailure(exc.errno or errno.EIO, reason, os.fsdecode(absolute)) from None
+    return _move(target, absolute, st, location)
+
+
+def _is_mount_point(absolute, dev):
+    try:
+        return os.lstat(os.path.dirname(absolute)).st_dev != dev
+    except OSError:
+        return False
+
+
+def _move(target, absolute, st, location):
+    content = trashinfo.render(location.path_field(absolute), trashinfo.deletion_date())
+    files_dir = os.path.join(location.root, b"files")
+    info_dir = os.path.join(location.root, b"info")
+    for name in trashinfo.candidate_names(os.path.basename(absolute)):
+        info_path = os.path.join(info_dir, name + trashinfo.INFO_SUFFIX)
+        entry = os.path.join(files_dir, name)
+        try:
+            fd = os.open(info_path, _INFO_FLAGS, 0o600)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise _failure(exc, "cannot create the trash info file", absolute) from None
+        if os.path.lexists(entry):
+            os.close(fd)
+            os.unlink(info_path)
+            continue
+        try:
+            try:
+                os.write(fd, content)
+            finally:
+                os.close(fd)
+            os.rename(target, entry)
+        except OSError as exc:
+            _discard(info_path)
+            raise _failure(exc, "cannot move it into the trash", absolute) from None
+        return TrashRecord(
+            os.fsdecode(absolute),
+            os.fsdecode(entry),
+            os.fsdecode(info_path),
+            kind_of(st.st_mode),
+        )
+    raise AssertionError("candidate_names is endless")
+
+
+def _discard(info_path):
+    try:
+        os.unlink(info_path)
+    except OSError:
+        pass
+
+
+def _failure(exc, what, absolute):
+    reason = f"{what}: {exc.strerror or exc}"
+    return TrashFailure(exc.errno or errno.EIO, reason, os.fsdecode(absolute))
+
+
+def _native_trash(absolute, kind):
+    try:
+        from send2trash import send2trash
+    except ImportError:
+        raise TrashFailure(
+            errno.ENOSYS, "send2trash is not importable here", os.fsdecode(absolute)
+        ) from None
+    try:
+        send2trash(os.fsdecode(absolute))
+    except OSError as exc:
+        raise _failure(exc, "the system trash refused it", absolute) from None
+    return TrashRecord(os.fsdecode(absolute), None, None, kind)
+
+
+def trash_batch(paths, trash_dir=None):
+    """Trash each path, going on past failures. Yield (path, record, error) in order."""
+    for path in paths:
+        try:
+            yield path, trash(path, trash_dir), None
+        except OSError as exc:
+            yield path, None, exc

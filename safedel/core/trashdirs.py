@@ -1,0 +1,192 @@
+"""Where an item's trash is: the home trash, a topdir trash, or SAFEDEL_TRASH_DIR.
+
+All paths here are bytes, so non-UTF-8 names never need decoding.
+"""
+
+import errno
+import os
+import stat
+
+
+class TrashUnavailable(OSError):
+    """No trash on the item's device can take it; the caller fails closed."""
+
+
+class Location:
+    __slots__ = ("root", "topdir")
+
+    def __init__(self, root, topdir):
+        self.root = root  # holds files/ and info/
+        self.topdir = topdir  # Path= is relative to this, or None for absolute
+
+    def path_field(self, absolute):
+        if self.topdir is None:
+            return absolute
+        return os.path.relpath(absolute, self.topdir)
+
+
+_device_cache = {}
+
+
+def home_trash(environ=None):
+    environ = os.environ if environ is None else environ
+    data_home = environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return os.path.join(os.fsencode(data_home), b"Trash")
+
+
+def ensure_trash_root(root, check_owner=False):
+    """Create root/files and root/info (0700); refuse a symlinked or foreign root."""
+    try:
+        st = os.lstat(root)
+    except FileNotFoundError:
+        os.makedirs(root, mode=0o700, exist_ok=True)
+        st = os.lstat(root)
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise TrashUnavailable(errno.ENOTDIR, "trash directory is a symlink or not a directory")
+    if check_owner and st.st_uid != os.getuid():
+        raise TrashUnavailable(errno.EPERM, "trash directory belongs to another user")
+    for sub in (b"files", b"info"):
+        path = os.path.join(root, sub)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(path) or os.path.islink(path):
+                reason = f"{os.fsdecode(path)} is not a directory"
+                raise TrashUnavailable(errno.ENOTDIR, reason) from None
+    return st.st_dev
+
+
+def _root_device(root, check_owner=False):
+    dev = _device_cache.get(root)
+    if dev is None:
+        dev = ensure_trash_root(root, check_owner)
+        _device_cache[root] = dev
+    elif not os.path.isdir(os.path.join(root, b"info")):
+        # Someone emptied the trash by removing its folders: make them again.
+        dev = ensure_trash_root(root, check_owner)
+        _device_cache[root] = dev
+    return dev
+
+
+def mount_topdir(directory, dev):
+    """The highest ancestor of directory (a real path) that is still on dev."""
+    current = directory
+    while True:
+        parent = os.path.dirname(current)
+        if parent == current:
+            return current
+        try:
+            if os.lstat(parent).st_dev != dev:
+                return current
+        except OSError:
+            return current
+        current = parent
+
+
+def topdir_trash(topdir):
+    """$topdir/.Trash/$uid when .Trash is a sticky real directory, else .Trash-$uid."""
+    uid = str(os.getuid()).encode("ascii")
+    shared = os.path.join(topdir, b".Trash")
+    errors = []
+    try:
+        st = os.lstat(shared)
+        if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX:
+            root = os.path.join(shared, uid)
+            try:
+                _root_device(root, check_owner=True)
+                return root
+            except OSError as exc:
+                errors.append(f"{os.fsdecode(root)}: {exc.strerror}")
+    except FileNotFoundError:
+        pass
+    root = os.path.join(topdir, b".Trash-" + uid)
+    try:
+        _root_device(root, check_owner=True)
+        return root
+    except OSError as exc:
+        errors.append(f"{os.fsdecode(root)}: {exc.strerror}")
+    raise TrashUnavailable(
+        errno.EXDEV,
+        f"no usable trash on device of {os.fsdecode(topdir)} ({'; '.join(errors)})",
+    )
+
+
+def locate(absolute, dev, trash_dir=None):
+    """The Location for an item at absolute path (bytes) on device dev."""
+    if trash_dir:
+        root = os.fsencode(trash_dir)
+        if _root_device(root) != dev:
+            raise TrashUnavailable(
+                errno.EXDEV,
+                f"{os.fsdecode(absolute)} is on another device than the trash directory "
+                f"{os.fsdecode(root)}, and safedel never copies",
+            )
+        return Location(root, None)
+    home = home_trash()
+    try:
+        home_dev = _root_device(home)
+    except OSError:
+        home_dev = None
+    if home_dev == dev:
+        return Location(home, None)
+    parent = os.path.realpath(os.path.dirname(absolute))
+    topdir = mount_topdir(parent, dev)
+    return Location(topdir_trash(topdir), topdir)
+
+
+def mount_points():
+    """Mount points from /proc/self/mounts (Linux); octal escapes decoded."""
+    points = []
+    try:
+        with open("/proc/self/mounts", "rb") as handle:
+            for line in handle:
+                fields = line.split(b" ")
+                if len(fields) > 1:
+                    points.append(_unescape_mount(fields[1]))
+    except OSError:
+        pass
+    return points
+
+
+def _unescape_mount(field):
+    out = bytearray()
+    i = 0
+    while i < len(field):
+        if field[i] == 0x5C and i + 3 < len(field) and field[i + 1 : i + 4].isdigit():
+            out.append(int(field[i + 1 : i + 4], 8))
+            i += 4
+        else:
+            out.append(field[i])
+            i += 1
+    return bytes(out)
+
+
+def visible_trash_dirs(environ=None):
+    """Every trash root that exists: home, SAFEDEL_TRASH_DIR, and each mount's topdir trash."""
+    environ = os.environ if environ is None else environ
+    uid = str(os.getuid()).encode("ascii")
+    found = []
+    candidates = [home_trash(environ)]
+    if environ.get("SAFEDEL_TRASH_DIR"):
+        candidates.append(os.fsencode(environ["SAFEDEL_TRASH_DIR"]))
+    for point in mount_points():
+        candidates.append(os.path.join(point, b".Trash", uid))
+        candidates.append(os.path.join(point, b".Trash-" + uid))
+    for root in candidates:
+        info = os.path.join(root, b"info")
+        if root not in found and os.path.isdir(info) and not os.path.islink(root):
+            found.append(root)
+    return found
+
+
+def topdir_of(root):
+    """The directory that relative Path= values in root's info files start from."""
+    name = os.path.basename(root)
+    parent = os.path.dirname(root)
+    if os.path.basename(parent) == b".Trash":
+        return os.path.dirname(parent)
+    if name.startswith(b".Trash-"):
+        return parent
+    return None

@@ -1,0 +1,94 @@
+"""The .trashinfo format and trash-entry names (freedesktop trash spec 1.0).
+
+Pure functions over bytes, shared with the Node engine through tests/vectors/.
+"""
+
+import time
+
+NAME_MAX = 255
+INFO_SUFFIX = b".trashinfo"
+# The longest name in files/ whose info file name still fits in NAME_MAX.
+ENTRY_NAME_MAX = NAME_MAX - len(INFO_SUFFIX)
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+_HEX = b"0123456789ABCDEF"
+
+
+def encode_path(raw):
+    """Percent-encode every byte outside RFC 3986's unreserved set, keeping '/'."""
+    out = bytearray()
+    for byte in raw:
+        if byte in _UNRESERVED:
+            out.append(byte)
+        else:
+            out += b"%" + _HEX[byte >> 4 : (byte >> 4) + 1] + _HEX[byte & 15 : (byte & 15) + 1]
+    return bytes(out)
+
+
+def decode_path(encoded):
+    out = bytearray()
+    i = 0
+    while i < len(encoded):
+        byte = encoded[i]
+        if byte == 0x25 and i + 2 < len(encoded) and _is_hex(encoded[i + 1 : i + 3]):
+            out.append(int(encoded[i + 1 : i + 3], 16))
+            i += 3
+        else:
+            out.append(byte)
+            i += 1
+    return bytes(out)
+
+
+def _is_hex(pair):
+    return len(pair) == 2 and all(c in b"0123456789abcdefABCDEF" for c in pair)
+
+
+def deletion_date(now=None):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now)).encode("ascii")
+
+
+def render(path_field, date):
+    """path_field is already what goes after Path= (absolute, or relative to a topdir)."""
+    return b"[Trash Info]\nPath=" + encode_path(path_field) + b"\nDeletionDate=" + date + b"\n"
+
+
+def parse(content):
+    """Return (path_bytes, date_str) or raise ValueError for a malformed info file."""
+    lines = content.splitlines()
+    if not lines or lines[0].strip() != b"[Trash Info]":
+        raise ValueError("missing [Trash Info] header")
+    path = date = None
+    for line in lines[1:]:
+        if line.startswith(b"Path=") and path is None:
+            path = decode_path(line[5:].strip())
+        elif line.startswith(b"DeletionDate=") and date is None:
+            date = line[13:].strip().decode("ascii", "replace")
+    if not path:
+        raise ValueError("no Path= line")
+    return path, date or ""
+
+
+def _truncate(name, limit):
+    """Cut name to at most limit bytes without splitting a UTF-8 sequence."""
+    if len(name) <= limit:
+        return name
+    cut = name[:limit]
+    # Step back over continuation bytes, then over the lead byte they belonged to.
+    end = len(cut)
+    while end > 0 and (cut[end - 1] & 0xC0) == 0x80:
+        end -= 1
+    if end > 0 and cut[end - 1] >= 0xC0:
+        lead = cut[end - 1]
+        need = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        if len(cut) - (end - 1) < need:
+            cut = cut[: end - 1]
+    return cut or name[:limit]
+
+
+def candidate_names(basename):
+    """Entry names to try in files/: name, name.2, name.3, ... each fitting NAME_MAX."""
+    yield _truncate(basename, ENTRY_NAME_MAX)
+    counter = 2
+    while True:
+        suffix = b"." + str(counter).encode("ascii")
+        yield _truncate(basename, ENTRY_NAME_MAX - len(suffix)) + suffix
+        counter += 1

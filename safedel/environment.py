@@ -1,0 +1,100 @@
+"""The environment contract that `safedel run`, `safedel env` and the bootstraps set.
+
+Kept free of typer and rich: `safedel run` builds this on its fast path.
+"""
+
+import os
+
+from .core import settings as core_settings
+
+PRELOAD_FLAG = "--require"
+
+
+class RunOptions:
+    """What a caller may choose; None means 'take it from the environment or default'."""
+
+    def __init__(self, **values):
+        self.session = values.get("session")
+        self.turn = values.get("turn")
+        self.tool_call = values.get("tool_call")
+        self.threshold = values.get("threshold")
+        self.report = values.get("report")
+        self.trash_dir = values.get("trash_dir")
+        self.no_exempt = bool(values.get("no_exempt"))
+        self.state_dir = values.get("state_dir")
+
+
+def new_turn_id():
+    return "t-" + os.urandom(6).hex()
+
+
+def prepend_path(value, entry):
+    """entry first in an os.pathsep list, once, keeping the rest in order."""
+    parts = [p for p in (value or "").split(os.pathsep) if p and p != entry]
+    return os.pathsep.join([entry, *parts])
+
+
+def node_preload(home):
+    return f'{PRELOAD_FLAG} "{os.path.join(home, "node", "safedel.cjs")}"'
+
+
+def add_node_preload(node_options, home):
+    """Add our --require once; a user's own NODE_OPTIONS stay as they were."""
+    preload = node_preload(home)
+    current = (node_options or "").strip()
+    if preload in current:
+        return current
+    return f"{preload} {current}".strip()
+
+
+def contract(base, home, options):
+    """The SAFEDEL_* variables and the PATH-like edits, as a dict of what to set."""
+    env = {
+        "SAFEDEL_ACTIVE": "1",
+        "SAFEDEL_HOME": home,
+        "SAFEDEL_SESSION": options.session or base.get("SAFEDEL_SESSION") or "default",
+        "SAFEDEL_TURN": options.turn or new_turn_id(),
+        "SAFEDEL_TOOL_CALL": options.tool_call or base.get("SAFEDEL_TOOL_CALL") or "",
+    }
+    state_dir = (
+        options.state_dir or base.get("SAFEDEL_STATE_DIR") or core_settings.default_state_dir(base)
+    )
+    env["SAFEDEL_STATE_DIR"] = os.path.abspath(state_dir)
+    report = options.report or base.get("SAFEDEL_REPORT")
+    env["SAFEDEL_REPORT"] = os.path.abspath(report or os.path.join(state_dir, "report.jsonl"))
+    if options.threshold is not None:
+        env["SAFEDEL_THRESHOLD"] = str(options.threshold)
+    trash_dir = options.trash_dir or base.get("SAFEDEL_TRASH_DIR")
+    if trash_dir:
+        env["SAFEDEL_TRASH_DIR"] = os.path.abspath(trash_dir)
+    if options.no_exempt:
+        env["SAFEDEL_EXEMPT"] = ""
+    elif "SAFEDEL_EXEMPT" not in base:
+        env["SAFEDEL_EXEMPT"] = core_settings.default_exempt(base)
+    env.update(hooks(base, home))
+    return env
+
+
+def hooks(base, home):
+    """PATH, the shell start-up hooks, NODE_OPTIONS and PYTHONPATH."""
+    env = {
+        "PATH": prepend_path(base.get("PATH", os.defpath), os.path.join(home, "bin")),
+        "NODE_OPTIONS": add_node_preload(base.get("NODE_OPTIONS"), home),
+        "PYTHONPATH": prepend_path(base.get("PYTHONPATH"), os.path.join(home, "python")),
+    }
+    posix_env = os.path.join(home, "posix", "env.sh")
+    for name in ("BASH_ENV", "ENV"):
+        if base.get(name) and base[name] != posix_env:
+            env[f"SAFEDEL_USER_{name}"] = base[name]
+        env[name] = posix_env
+    zdotdir = os.path.join(home, "zsh")
+    if base.get("ZDOTDIR") != zdotdir:
+        env["SAFEDEL_USER_ZDOTDIR"] = base.get("ZDOTDIR") or base.get("HOME", "")
+    env["ZDOTDIR"] = zdotdir
+    return env
+
+
+def child_environment(base, home, options):
+    env = dict(base)
+    env.update(contract(base, home, options))
+    return env

@@ -1,0 +1,132 @@
+"""Write the shim directory ($SAFEDEL_HOME): launchers, the engine copy, preloads, hooks.
+
+The directory is named by a hash of everything in it, so a new safedel (or a new
+interpreter) gets a new directory and an old one is never half-overwritten. It is
+built in a private temporary directory and renamed into place; when two processes
+race, one rename wins and the other discards its copy.
+"""
+
+import hashlib
+import os
+import shutil
+import sys
+
+from . import __version__
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+SHIMS_DIR = os.path.join(PACKAGE_DIR, "shims")
+CORE_DIR = os.path.join(PACKAGE_DIR, "core")
+SHELLS_DIR = os.path.join(PACKAGE_DIR, "shells")
+# (source dir, where it goes in the home, the quoting its placeholders get or None)
+LAYOUT = (
+    (os.path.join(SHIMS_DIR, "bin"), "bin", "python"),
+    (os.path.join(SHIMS_DIR, "python"), "python", None),
+    (os.path.join(SHIMS_DIR, "node"), "node", None),
+    (CORE_DIR, os.path.join("lib", "safedel_core"), None),
+    (os.path.join(SHELLS_DIR, "posix"), "posix", "sh"),
+    (os.path.join(SHELLS_DIR, "zsh", "zdotdir"), "zsh", "sh"),
+)
+SKIP = ("__pycache__", "ruff.toml", "__init__.pyc")
+
+
+def default_root():
+    from platformdirs import user_cache_dir
+
+    return os.path.join(user_cache_dir("safedel"), "shims")
+
+
+def _sources():
+    for source, dest, quoting in LAYOUT:
+        if not os.path.isdir(source):
+            continue
+        for name in sorted(os.listdir(source)):
+            path = os.path.join(source, name)
+            if name in SKIP or name.endswith(".pyc") or not os.path.isfile(path):
+                continue
+            yield path, os.path.join(dest, name), quoting
+
+
+def python_for_launchers():
+    return os.path.realpath(sys.executable)
+
+
+def placeholders(home):
+    """Values for @NAME@ placeholders; each is quoted for the template's language."""
+    return {
+        "PYTHON": python_for_launchers(),
+        "LIB": os.path.join(home, "lib"),
+        "SAFEDEL_HOME": home,
+        "VERSION": __version__,
+    }
+
+
+def _quote_sh(value):
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+QUOTERS = {"python": repr, "sh": _quote_sh}
+
+
+def shebang(python):
+    """A direct `#!python -I -S` when the path allows it; a sh trampoline otherwise."""
+    if " " not in python and len(python) < 120:
+        return f"#!{python} -I -S"
+    quoted = python.replace("'", "'\\''")
+    return f"#!/bin/sh\n''''exec '{quoted}' -I -S \"$0\" \"$@\" # '''"
+
+
+def content_hash(files):
+    digest = hashlib.sha256(__version__.encode() + python_for_launchers().encode())
+    for source, dest, _ in files:
+        digest.update(dest.encode() + b"\0")
+        with open(source, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()[:12]
+
+
+def materialize(root=None):
+    """Return the path of an up-to-date shim home under root, creating it if needed."""
+    root = os.path.abspath(root or default_root())
+    files = list(_sources())
+    home = os.path.join(root, f"{__version__}-{content_hash(files)}")
+    if os.path.isfile(os.path.join(home, ".complete")):
+        return home
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    staging = os.path.join(root, f".staging-{os.getpid()}-{os.urandom(4).hex()}")
+    os.mkdir(staging, 0o700)
+    try:
+        _write(staging, home, files)
+        try:
+            os.rename(staging, home)
+        except OSError:
+            if not os.path.isfile(os.path.join(home, ".complete")):
+                raise
+    finally:
+        if os.path.isdir(staging):
+            shutil.rmtree(staging, ignore_errors=True)
+    return home
+
+
+def _write(staging, home, files):
+    values = placeholders(home)
+    for source, dest, quoting in files:
+        target = os.path.join(staging, dest)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(source, "rb") as handle:
+            data = handle.read()
+        if quoting:
+            data = render(data.decode("utf-8"), values, QUOTERS[quoting]).encode("utf-8")
+        with open(target, "wb") as handle:
+            handle.write(data)
+        mode = 0o755 if dest.startswith("bin" + os.sep) else 0o644
+        os.chmod(target, mode)
+    with open(os.path.join(staging, ".complete"), "w") as handle:
+        handle.write(__version__ + "\n")
+
+
+def render(template, values, quote):
+    """Replace @SHEBANG@ raw and every other @NAME@ with quote(value)."""
+    template = template.replace("@SHEBANG@", shebang(values["PYTHON"]))
+    for key, value in values.items():
+        template = template.replace(f"@{key}@", quote(value))
+    return template

@@ -1,0 +1,237 @@
+"""`safedel run`: run a command with the shims injected, then summarise what happened.
+
+This module is the fast path: it imports neither typer nor rich, so wrapping a
+command costs little more than starting Python.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from . import environment, materialize
+from .core import report
+from .core.deletion import signal_parts
+from .core.private import open_under
+
+VALUE_OPTIONS = {
+    "--session": "session",
+    "--turn": "turn",
+    "--tool-call": "tool_call",
+    "--threshold": "threshold",
+    "--report": "report",
+    "--trash-dir": "trash_dir",
+    "--result": "result",
+    "--shell": "shell",
+    "--state-dir": "state_dir",
+}
+FLAG_OPTIONS = {"--no-exempt": "no_exempt", "--quiet": "quiet", "-q": "quiet"}
+FORWARDED = ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGWINCH")
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse(argv):
+    """(options dict, command list) from `[OPTIONS] [--] CMD ARGS...`."""
+    options = {}
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            index += 1
+            break
+        name, has_value, value = arg.partition("=")
+        if name in VALUE_OPTIONS:
+            if not has_value:
+                index += 1
+                if index >= len(argv):
+                    raise UsageError(f"option {name} needs a value")
+                value = argv[index]
+            options[VALUE_OPTIONS[name]] = value
+        elif arg in FLAG_OPTIONS:
+            options[FLAG_OPTIONS[arg]] = True
+        elif arg.startswith("-"):
+            raise UsageError(f"no such option: {arg}")
+        else:
+            break
+        index += 1
+    command = argv[index:]
+    if not command:
+        raise UsageError("missing command: safedel run [OPTIONS] -- CMD [ARGS]...")
+    if "threshold" in options:
+        options["threshold"] = _threshold(options["threshold"])
+    return options, command
+
+
+def _threshold(raw):
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 99999:
+        raise UsageError(f"--threshold must be a whole number in 1..99999, not {raw!r}")
+    return value
+
+
+def main(argv):
+    try:
+        options, command = parse(argv)
+    except UsageError as exc:
+        sys.stderr.write(f"safedel run: {exc}\n")
+        return 2
+    return execute(options, command)
+
+
+def wrap_command(options, command):
+    """A hook for wrappers such as `--shell powershell`; plain commands pass unchanged."""
+    shell = options.get("shell")
+    if not shell:
+        return command
+    from .shells import wrap_for_shell
+
+    return wrap_for_shell(shell, command)
+
+
+def execute(options, command):
+    home = materialize.materialize()
+    run_options = environment.RunOptions(**options)
+    env = environment.child_environment(os.environ, home, run_options)
+    report_path = env["SAFEDEL_REPORT"]
+    offset = _size(report_path)
+    started = time.monotonic()
+    exit_code, signum = _spawn(wrap_command(options, command), env)
+    duration = int((time.monotonic() - started) * 1000)
+    events = [
+        e
+        for e in _events_since(report_path, offset)
+        if e.get("session") == env["SAFEDEL_SESSION"] and e.get("turn") == env["SAFEDEL_TURN"]
+    ]
+    trashed = [e for e in events if e.get("operation") == "trash"]
+    refused = [e for e in events if e.get("operation") == "refuse"]
+    guard_signal = take_signal(
+        env["SAFEDEL_STATE_DIR"],
+        env["SAFEDEL_SESSION"],
+        env["SAFEDEL_TOOL_CALL"] or env["SAFEDEL_TURN"],
+    )
+    if not options.get("quiet"):
+        _summarise(trashed, refused, env["SAFEDEL_TURN"])
+    if options.get("result"):
+        result = {
+            "exitCode": exit_code,
+            "signal": signum,
+            "durationMs": duration,
+            "session": env["SAFEDEL_SESSION"],
+            "turn": env["SAFEDEL_TURN"],
+            "trashed": trashed,
+            "refused": refused,
+            "guard": guard_signal and {k: guard_signal[k] for k in ("type", "payload")},
+        }
+        with open(options["result"], "w", encoding="utf-8") as handle:
+            json.dump(result, handle, indent=2)
+            handle.write("\n")
+    return exit_code
+
+
+def _summarise(trashed, refused, turn):
+    parts = []
+    if trashed:
+        noun = "item" if len(trashed) == 1 else "items"
+        parts.append(f"moved {len(trashed)} {noun} to the trash")
+    if refused:
+        parts.append(f"refused {len(refused)}")
+    if parts:
+        undo = f" (safedel restore --turn {turn} to undo)" if trashed else ""
+        sys.stderr.write(f"safedel: {', '.join(parts)}{undo}\n")
+
+
+def _spawn(command, env):
+    """Run command; return (exit code, signal name or None), like a shell would."""
+    try:
+        child = subprocess.Popen(command, env=env)
+    except FileNotFoundError:
+        sys.stderr.write(f"safedel: {command[0]}: command not found\n")
+        return 127, None
+    except OSError as exc:
+        sys.stderr.write(f"safedel: {command[0]}: {exc.strerror or exc}\n")
+        return 126, None
+    previous = _forward_signals(child)
+    try:
+        while True:
+            try:
+                code = child.wait()
+                break
+            except KeyboardInterrupt:
+                continue
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if code < 0:
+        return 128 - code, signal.Signals(-code).name
+    return code, None
+
+
+def _forward_signals(child):
+    """Pass signals on to the child. A terminal's Ctrl-C already reaches the child's
+    process group, so SIGINT/SIGQUIT are only forwarded when not from a terminal."""
+    interactive = sys.stdin.isatty() and _in_foreground()
+    previous = {}
+    for name in FORWARDED:
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
+        if interactive and name in ("SIGINT", "SIGQUIT"):
+            handler = signal.SIG_IGN
+        else:
+
+            def handler(num, _frame, pid=child.pid):
+                try:
+                    os.kill(pid, num)
+                except OSError:
+                    pass
+
+        previous[signum] = signal.signal(signum, handler)
+    return previous
+
+
+def _in_foreground():
+    try:
+        return os.tcgetpgrp(sys.stdin.fileno()) == os.getpgrp()
+    except OSError:
+        return False
+
+
+def _size(path):
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _events_since(path, offset):
+    if _size(path) <= offset:
+        return []
+    return list(report.read(path, offset=offset))
+
+
+def take_signal(state_dir, session, key):
+    """Read and remove the pending guard signal for key (a tool call or turn), once."""
+    parts = signal_parts(session, key)
+    try:
+        fd = open_under(state_dir, parts, os.O_RDONLY, create_dirs=False)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    path = os.path.join(state_dir, *parts)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return None  # another reader took it first
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None

@@ -1,0 +1,113 @@
+"""Shared fixtures: an isolated user (HOME, trash, state, report) and the real tools.
+
+Every test that deletes runs inside a Sandbox: its own HOME and XDG dirs, a work tree
+that is *not* under the exempt temp dir (TMPDIR points elsewhere), and the shim home
+materialised once per test session.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from safedel import environment, materialize
+from safedel.core import markers
+
+IN_CI = os.environ.get("CI") == "true"
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def require(tool):
+    """The tool's path; a missing tool skips on a laptop and fails under CI=true."""
+    path = tool if os.path.isabs(tool) and os.access(tool, os.X_OK) else shutil.which(tool)
+    if path:
+        return path
+    if IN_CI:
+        pytest.fail(f"{tool} is required under CI=true but is not installed")
+    pytest.skip(f"{tool} is not installed")
+
+
+@pytest.fixture(scope="session")
+def shim_home(tmp_path_factory):
+    return materialize.materialize(str(tmp_path_factory.mktemp("shims")))
+
+
+class Sandbox:
+    def __init__(self, root, shim_home):
+        self.root = root
+        self.home = root / "home"
+        self.work = root / "work"
+        self.tmpdir = root / "tmpdir"
+        self.state = root / "state"
+        self.report_path = root / "report.jsonl"
+        self.shim_home = shim_home
+        for path in (self.home, self.work, self.tmpdir, self.state):
+            path.mkdir(parents=True, exist_ok=True)
+        self.trash = self.home / ".local" / "share" / "Trash"
+        self.session = "test-session"
+        self.turn = "turn-1"
+
+    def base_env(self, **extra):
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith("SAFEDEL_")
+            and key not in ("BASH_ENV", "ENV", "ZDOTDIR", "NODE_OPTIONS", "PYTHONPATH")
+        }
+        env.update(
+            HOME=str(self.home),
+            XDG_DATA_HOME=str(self.home / ".local" / "share"),
+            XDG_STATE_HOME=str(self.home / ".local" / "state"),
+            XDG_CONFIG_HOME=str(self.home / ".config"),
+            TMPDIR=str(self.tmpdir),
+            SAFEDEL_STATE_DIR=str(self.state),
+            SAFEDEL_REPORT=str(self.report_path),
+            SAFEDEL_PROMPT="0",
+        )
+        env.update({k: str(v) for k, v in extra.items()})
+        return env
+
+    def shim_env(self, threshold=None, turn=None, **extra):
+        """The environment `safedel run` gives a child, for driving tools directly."""
+        options = environment.RunOptions(
+            session=self.session, turn=turn or self.turn, threshold=threshold
+        )
+        return environment.child_environment(self.base_env(**extra), self.shim_home, options)
+
+    def run(self, *command, run_options=(), cwd=None, env=None, input=None, timeout=120):
+        """`safedel run --session S --turn T [run_options] -- command` in the work tree."""
+        argv = [sys.executable, "-m", "safedel", "run", "--session", self.session]
+        argv += ["--turn", self.turn, *run_options, "--", *command]
+        return subprocess.run(
+            argv,
+            cwd=cwd or self.work,
+            env=env or self.base_env(),
+            input=input,
+            capture_output=True,
+            timeout=timeout,
+        )
+
+    def trashed_names(self):
+        files = self.trash / "files"
+        return sorted(os.listdir(files)) if files.is_dir() else []
+
+    def report(self):
+        if not self.report_path.exists():
+            return []
+        with open(self.report_path, "rb") as handle:
+            return [json.loads(line) for line in handle if line.strip()]
+
+
+@pytest.fixture
+def sandbox(tmp_path, shim_home):
+    return Sandbox(tmp_path, shim_home)
+
+
+def last_markers(stderr):
+    """The markers a harness would read: the last of each kind, JSON-decoded."""
+    if isinstance(stderr, bytes):
+        stderr = stderr.decode("utf-8", "replace")
+    return markers.parse_markers(stderr)

@@ -1,0 +1,36 @@
+"""safedel/core and the Python shim run in foreign interpreters down to Python 3.9."""
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FILES = sorted((ROOT / "safedel" / "core").glob("*.py")) + sorted(
+    (ROOT / "shims" / "python").glob("*.py")
+)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_parses_as_python_39(path):
+    ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=(3, 9))
+
+
+def test_core_imports_only_the_standard_library():
+    import sys
+
+    allowed = set(sys.stdlib_module_names)
+    for path in FILES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in allowed or (path.name == "trash.py" and top == "send2trash"), (
+                    f"{path.name} imports {name}"
+                )
