@@ -11,10 +11,12 @@ import os
 import shutil
 import sys
 
-from . import __version__
+from . import __version__, shims
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-SHIMS_DIR = os.path.join(PACKAGE_DIR, "shims")
+# Asked of the package itself: an editable install maps safedel.shims to the top-level
+# shims/ directory, a wheel puts it at safedel/shims.
+SHIMS_DIR = os.path.dirname(os.path.abspath(shims.__file__))
 CORE_DIR = os.path.join(PACKAGE_DIR, "core")
 SHELLS_DIR = os.path.join(PACKAGE_DIR, "shells")
 # (source dir, where it goes in the home, the quoting its placeholders get or None)
@@ -126,7 +128,8 @@ def _write(staging, home, files):
 
 def render(template, values, quote):
     """Replace @SHEBANG@ raw and every other @NAME@ with quote(value)."""
-    template = template.replace("@SHEBANG@", shebang(values["PYTHON"]))
+    if "@SHEBANG@" in template:
+        template = template.replace("@SHEBANG@", shebang(values["PYTHON"]))
     for key, value in values.items():
         template = template.replace(f"@{key}@", quote(value))
     return template
