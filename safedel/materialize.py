@@ -6,10 +6,10 @@ built in a private temporary directory and renamed into place; when two processe
 race, one rename wins and the other discards its copy.
 """
 
-import hashlib
 import os
 import shutil
 import sys
+import zlib
 
 from . import __version__, shims
 
@@ -78,12 +78,16 @@ def shebang(python):
 
 
 def content_hash(files):
-    digest = hashlib.sha256(__version__.encode() + python_for_launchers().encode())
+    """A cheap fingerprint of the shim sources (crc32 twice over: no hashlib import on
+    `safedel run`'s path). It names a cache directory; it guards nothing."""
+    forward = zlib.crc32(__version__.encode() + python_for_launchers().encode())
+    backward = zlib.adler32(__version__.encode())
     for source, dest, _ in files:
-        digest.update(dest.encode() + b"\0")
         with open(source, "rb") as handle:
-            digest.update(handle.read())
-    return digest.hexdigest()[:12]
+            data = dest.encode() + b"\0" + handle.read()
+        forward = zlib.crc32(data, forward)
+        backward = zlib.adler32(data, backward)
+    return f"{forward:08x}{backward:08x}"
 
 
 def materialize(root=None):

@@ -13,7 +13,6 @@ import time
 
 from . import environment, materialize
 from .core import report
-from .core.deletion import signal_parts
 from .core.private import open_under
 
 VALUE_OPTIONS = {
@@ -219,6 +218,10 @@ def _events_since(path, offset):
 
 def take_signal(state_dir, session, key):
     """Read and remove the pending guard signal for key (a tool call or turn), once."""
+    if not os.path.isdir(os.path.join(state_dir, "signals")):
+        return None  # nothing was ever refused here; skip importing the guard
+    from .core.deletion import signal_parts
+
     parts = signal_parts(session, key)
     try:
         fd = open_under(state_dir, parts, os.O_RDONLY, create_dirs=False)
