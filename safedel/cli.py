@@ -2,7 +2,8 @@
 
 import typer
 
-from .commands import env, run, shims
+from .commands import doctor, env, report, restore, run, shims
+from .commands import list as list_cmd
 
 app = typer.Typer(
     name="safedel",
@@ -16,3 +17,7 @@ app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_
 )
 app.command()(env.env)
 app.command()(shims.shims)
+app.command(name="list")(list_cmd.list_)
+app.command()(restore.restore)
+app.command()(report.report)
+app.command()(doctor.doctor)

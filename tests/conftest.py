@@ -111,3 +111,34 @@ def last_markers(stderr):
     if isinstance(stderr, bytes):
         stderr = stderr.decode("utf-8", "replace")
     return markers.parse_markers(stderr)
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """mount(name, **options) mounts a fresh tmpfs at tmp_path/name (or at/name).
+
+    Root can mount here and in CI; elsewhere the test skips (and fails under CI=true).
+    Every mount is lazily unmounted at teardown, even if the test left it busy.
+    """
+    mounted = []
+
+    def mount(name="mnt", size="16m", mode="0755", extra="", at=None):
+        point = (at or tmp_path) / name
+        point.mkdir(exist_ok=True)
+        options = f"size={size},mode={mode}" + (f",{extra}" if extra else "")
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "safedel-test", str(point)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            message = f"cannot mount a tmpfs here: {done.stderr.strip()}"
+            if IN_CI:
+                pytest.fail(message)
+            pytest.skip(message)
+        mounted.append(point)
+        return point
+
+    yield mount
+    for point in reversed(mounted):
+        subprocess.run(["umount", "-l", str(point)], capture_output=True)

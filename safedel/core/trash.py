@@ -119,7 +119,9 @@ def _move(target, absolute, st, location):
             continue
         try:
             try:
-                os.write(fd, content)
+                if os.write(fd, content) != len(content):
+                    # Only a full disk cuts a write this small short.
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             finally:
                 os.close(fd)
             os.rename(target, entry)

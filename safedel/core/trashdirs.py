@@ -22,7 +22,10 @@ class Location:
     def path_field(self, absolute):
         if self.topdir is None:
             return absolute
-        return os.path.relpath(absolute, self.topdir)
+        # topdir was found from the resolved parent, so Path= must start from it too:
+        # a symlinked directory on the way would otherwise give a '../' path.
+        real_parent = os.path.realpath(os.path.dirname(absolute))
+        return os.path.relpath(os.path.join(real_parent, os.path.basename(absolute)), self.topdir)
 
 
 _device_cache = {}
@@ -85,22 +88,27 @@ def mount_topdir(directory, dev):
         current = parent
 
 
+def shared_trash_usable(topdir):
+    """$topdir/.Trash may hold per-user trashes only if it is a sticky real directory:
+    otherwise anyone could have planted (and could read) what goes in there."""
+    try:
+        st = os.lstat(os.path.join(topdir, b".Trash"))
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and bool(st.st_mode & stat.S_ISVTX)
+
+
 def topdir_trash(topdir):
     """$topdir/.Trash/$uid when .Trash is a sticky real directory, else .Trash-$uid."""
     uid = str(os.getuid()).encode("ascii")
-    shared = os.path.join(topdir, b".Trash")
     errors = []
-    try:
-        st = os.lstat(shared)
-        if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX:
-            root = os.path.join(shared, uid)
-            try:
-                _root_device(root, check_owner=True)
-                return root
-            except OSError as exc:
-                errors.append(f"{os.fsdecode(root)}: {exc.strerror}")
-    except FileNotFoundError:
-        pass
+    if shared_trash_usable(topdir):
+        root = os.path.join(topdir, b".Trash", uid)
+        try:
+            _root_device(root, check_owner=True)
+            return root
+        except OSError as exc:
+            errors.append(f"{os.fsdecode(root)}: {exc.strerror}")
     root = os.path.join(topdir, b".Trash-" + uid)
     try:
         _root_device(root, check_owner=True)
@@ -172,7 +180,8 @@ def visible_trash_dirs(environ=None):
     if environ.get("SAFEDEL_TRASH_DIR"):
         candidates.append(os.fsencode(environ["SAFEDEL_TRASH_DIR"]))
     for point in mount_points():
-        candidates.append(os.path.join(point, b".Trash", uid))
+        if shared_trash_usable(point):
+            candidates.append(os.path.join(point, b".Trash", uid))
         candidates.append(os.path.join(point, b".Trash-" + uid))
     for root in candidates:
         info = os.path.join(root, b"info")

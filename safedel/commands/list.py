@@ -1,0 +1,98 @@
+"""`safedel list`: what is in every trash dir we can see, ours or anyone's."""
+
+import json
+import os
+import re
+import time
+from typing import Annotated, Optional
+
+import typer
+
+from .. import catalog
+from ..core import settings as core_settings
+
+Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
+_DURATION = re.compile(r"(\d+)([smhdw])")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_DATE_FORMATS = ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M")
+
+
+def parse_since(text, now=None):
+    """Seconds since the epoch for `2h`, `90m`, `1d12h` (ago) or a local date/time."""
+    text = text.strip()
+    pieces = _DURATION.findall(text)
+    if pieces and "".join(n + u for n, u in pieces) == text:
+        now = time.time() if now is None else now
+        return now - sum(int(n) * _UNIT_SECONDS[u] for n, u in pieces)
+    for layout in (*_DATE_FORMATS, "%Y-%m-%d"):
+        try:
+            return time.mktime(time.strptime(text, layout))
+        except ValueError:
+            continue
+    raise typer.BadParameter(
+        "use a duration like 30m, 2h, 1d12h or 1w, or a local time like "
+        "2026-11-29 or 2026-11-29T14:30",
+        param_hint="--since",
+    )
+
+
+def warn(message):
+    typer.echo(f"safedel: warning: {message}", err=True)
+
+
+def select(prefix=None, since=None, session=None, turn=None, report_path=None):
+    """The trash items that pass every filter given, oldest first."""
+    found = catalog.items(warn=warn)
+    if prefix is not None:
+        base = os.path.abspath(os.fsencode(prefix))
+        found = [item for item in found if catalog.under(item, base)]
+    if since is not None:
+        cutoff = parse_since(since)
+        found = [item for item in found if item.order[0] >= cutoff]
+    if session is not None or turn is not None:
+        events = catalog.reported_trashes(report_path, session, turn, warn)
+        wanted = {os.fsencode(event["trashPath"]) for event in events if event.get("trashPath")}
+        found = [item for item in found if item.file_path in wanted]
+    return found
+
+
+def table(found):
+    from rich.table import Table
+    from rich.text import Text as RichText
+
+    grid = Table(title=f"{len(found)} item{'s' if len(found) != 1 else ''} in the trash")
+    for column in ("Deleted", "Kind", "Original path", "In trash"):
+        grid.add_column(column, overflow="fold")
+    for item in found:
+        # Text() never reads markup, and printable() escapes control characters.
+        grid.add_row(
+            item.deleted.replace("T", " "),
+            item.kind,
+            RichText(catalog.printable(item.original)),
+            RichText(catalog.printable(item.file_path)),
+        )
+    return grid
+
+
+def list_(
+    prefix: Annotated[Text, typer.Argument(help="Only items trashed from under this path.")] = None,
+    turn: Annotated[Text, typer.Option(help="Only what this turn trashed (the report).")] = None,
+    session: Annotated[Text, typer.Option(help="Only items this session trashed.")] = None,
+    since: Annotated[
+        Text, typer.Option(help="Only items trashed since: 30m, 2h, 1d, 1w or 2026-11-29T14:30.")
+    ] = None,
+    report: Annotated[Text, typer.Option(help="Report to read for --turn/--session.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
+) -> None:
+    """List the items in every trash dir safedel can see, including other tools' items."""
+    report_path = report or core_settings.load().report
+    found = select(prefix, since, session, turn, report_path)
+    if as_json:
+        typer.echo(json.dumps([item.as_json() for item in found], indent=2))
+    elif not found:
+        filtered = prefix or since or turn or session
+        typer.echo("Nothing in the trash matches." if filtered else "The trash is empty.")
+    else:
+        from rich.console import Console
+
+        Console().print(table(found))
