@@ -2,8 +2,9 @@
 
 import typer
 
-from .commands import doctor, env, report, restore, run, shims
+from .commands import doctor, env, guard, report, restore, run, shims
 from .commands import list as list_cmd
+from .commands import rm as rm_cmd
 
 app = typer.Typer(
     name="safedel",
@@ -21,3 +22,5 @@ app.command(name="list")(list_cmd.list_)
 app.command()(restore.restore)
 app.command()(report.report)
 app.command()(doctor.doctor)
+app.add_typer(guard.app, name="guard")
+app.command(name="rm", context_settings=rm_cmd.RAW_ARGS)(rm_cmd.rm)

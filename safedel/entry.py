@@ -1,4 +1,4 @@
-"""The `safedel` console script. `run` takes a fast path that never imports typer."""
+"""The `safedel` console script. `run` and `rm` take fast paths without typer."""
 
 import sys
 
@@ -9,6 +9,11 @@ def main(argv=None):
         from .runner import main as run_main
 
         sys.exit(run_main(argv[1:]))
+    if argv[:1] == ["rm"]:
+        # Straight to rm, so that its options (and a leading `--`) arrive as typed.
+        from .commands.rm import main as rm_main
+
+        sys.exit(rm_main(argv[1:]))
     from .cli import app
 
     app(args=argv, prog_name="safedel")

@@ -70,9 +70,9 @@ QUOTERS = {"python": repr, "sh": _quote_sh}
 
 
 def shebang(python):
-    """A direct `#!python -I -S` when the path allows it; a sh trampoline otherwise."""
+    """A direct `#!python -IS` (Linux passes one argument) if the path allows; else sh."""
     if " " not in python and len(python) < 120:
-        return f"#!{python} -I -S"
+        return f"#!{python} -IS"
     quoted = python.replace("'", "'\\''")
     return f"#!/bin/sh\n''''exec '{quoted}' -I -S \"$0\" \"$@\" # '''"
 

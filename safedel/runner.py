@@ -13,7 +13,6 @@ import time
 
 from . import environment, materialize
 from .core import report
-from .core.private import open_under
 
 VALUE_OPTIONS = {
     "--session": "session",
@@ -63,6 +62,11 @@ def parse(argv):
         raise UsageError("missing command: safedel run [OPTIONS] -- CMD [ARGS]...")
     if "threshold" in options:
         options["threshold"] = _threshold(options["threshold"])
+    if "shell" in options:
+        from .shells import SHELLS
+
+        if options["shell"] not in SHELLS:
+            raise UsageError(f"--shell must be one of {', '.join(SHELLS)}")
     return options, command
 
 
@@ -220,21 +224,6 @@ def take_signal(state_dir, session, key):
     """Read and remove the pending guard signal for key (a tool call or turn), once."""
     if not os.path.isdir(os.path.join(state_dir, "signals")):
         return None  # nothing was ever refused here; skip importing the guard
-    from .core.deletion import signal_parts
+    from .core.signals import take_signal as take
 
-    parts = signal_parts(session, key)
-    try:
-        fd = open_under(state_dir, parts, os.O_RDONLY, create_dirs=False)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read()
-    path = os.path.join(state_dir, *parts)
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return None  # another reader took it first
-    try:
-        return json.loads(data)
-    except ValueError:
-        return None
+    return take(state_dir, session, key)

@@ -6,13 +6,11 @@ ones, and hands the rest here as one batch.
 """
 
 import errno
-import json
 import os
-import time
 
 from . import guard, markers, policy, prompt, report, trash
-from .private import open_under
 from .settings import warn_once
+from .signals import write_signal
 
 
 class Refused(OSError):
@@ -37,48 +35,64 @@ def split_exempt(settings, paths):
     return exempt, guarded
 
 
-def authorize(settings, runtime, paths):
-    """Take len(paths) from the turn's allowance, or raise Refused after signalling it."""
+def authorize(settings, runtime, paths, announce=None):
+    """Take len(paths) from the turn's allowance, or raise Refused after signalling it.
+
+    A refusal prints the marker, leaves the signal file, reports a `refuse` event per
+    target and raises Refused (EPERM). A launcher passes announce, which prints the
+    refusal's one-line reason its own way: it comes first on stderr, before the marker
+    a harness parses.
+    """
     if not paths:
         return
     targets = [absolute(p) for p in paths]
-    while True:
-        try:
-            decision = guard.take(settings, len(targets))
-        except guard.GuardError as exc:
-            markers.emit(markers.GUARD_ERROR, {"message": str(exc)})
-            _report_refusals(settings, runtime, targets, str(exc))
-            raise Refused(f"the bulk guard failed, so nothing was deleted: {exc}") from None
-        if decision.verdict == guard.ALLOW:
-            return
-        payload = {
-            "count": decision.count,
-            "threshold": decision.threshold,
-            "scope": "turn",
-            "targets": targets[: markers.MAX_TARGETS],
-            "targetCount": len(targets),
-        }
+    try:
+        decision = guard.take(settings, len(targets))
         if decision.verdict == guard.CONFIRM and prompt.can_prompt(settings):
-            answer = prompt.ask(payload)
+            answer = prompt.ask(_payload(settings, decision, targets))
             if answer is not None:
                 guard.mark(settings, "approve" if answer else "reject", "prompt")
-                continue
-        _refuse(settings, runtime, decision, payload, targets)
+                decision = guard.take(settings, len(targets))
+    except guard.GuardError as exc:
+        reason = f"the bulk guard failed, so nothing was deleted: {exc}"
+        if announce:
+            announce(reason)
+        markers.emit(markers.GUARD_ERROR, {"message": str(exc)})
+        write_signal(settings, "guardError", {"message": str(exc)})
+        _report_refusals(settings, runtime, targets, reason)
+        raise Refused(reason, targets[0] if len(targets) == 1 else None) from None
+    if decision.verdict != guard.ALLOW:
+        _refuse(settings, runtime, decision, targets, announce)
 
 
-def _refuse(settings, runtime, decision, payload, targets):
+def _payload(settings, decision, targets):
+    return {
+        "count": decision.count,
+        "threshold": decision.threshold,
+        "scope": "turn",
+        "targets": targets[: markers.MAX_TARGETS],
+        "targetCount": len(targets),
+        "session": settings.session,
+        "turn": settings.turn,
+    }
+
+
+def _refuse(settings, runtime, decision, targets, announce):
     if decision.verdict == guard.REJECTED:
-        kind, signal = markers.REJECTED, "rejected"
-        reason = "this turn's bulk deletion was rejected"
+        kind = markers.REJECTED
+        reason = "bulk guard: this turn's bulk deletion was rejected; nothing was deleted"
     else:
-        kind, signal = markers.CONFIRM_REQUIRED, "confirmRequired"
+        kind = markers.CONFIRM_REQUIRED
         reason = (
             f"bulk guard: {len(targets)} more would pass this turn's limit of "
-            f"{decision.threshold} (already {decision.count}); "
+            f"{decision.threshold} (already {decision.count}); nothing was deleted; "
             "run `safedel guard approve` to allow it"
         )
+    if announce:
+        announce(reason)
+    payload = _payload(settings, decision, targets)
     markers.emit(kind, payload)
-    write_signal(settings, {"type": signal, "payload": payload})
+    write_signal(settings, decision.verdict, payload)
     _report_refusals(settings, runtime, targets, reason)
     raise Refused(reason, targets[0] if len(targets) == 1 else None)
 
@@ -89,26 +103,6 @@ def _report_refusals(settings, runtime, targets, reason):
     ]
     try:
         report.append(settings.report, events)
-    except OSError:
-        pass
-
-
-def signal_parts(session, key):
-    return ["signals", guard.digest(session), guard.digest(key) + ".json"]
-
-
-def write_signal(settings, signal):
-    """Leave the refusal where a harness finds it: one file per tool call (or turn)."""
-    signal = dict(signal, session=settings.session, turn=settings.turn)
-    signal.update(toolCall=settings.tool_call, createdAt=int(time.time() * 1000))
-    parts = signal_parts(settings.session, settings.tool_call or settings.turn)
-    data = json.dumps(signal, ensure_ascii=True).encode("ascii")
-    try:
-        fd = open_under(settings.state_dir, parts, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
     except OSError:
         pass
 

@@ -1,9 +1,12 @@
 """The per-turn bulk guard: an append-only JSON-lines ledger per (session, turn).
 
-A process appends its `take` line with one O_APPEND write, then reads the ledger. The
-verdict for that take is a pure function of the lines before it, so every process
+The ledger is <state>/bulk-guard/<sha256(session)[:16]>/<sha256(turn)[:16]>.jsonl, one
+JSON object per line: {"op":"take","id":R,"n":N,"t":threshold,"ts":ms} asks for N
+deletions; {"op":"approve"} and {"op":"reject"} change every later take. A process
+appends its take with one O_APPEND write, then reads the ledger. The verdict for that
+take is a pure function of the lines before it, so every process (in any runtime)
 computes the same answer without a lock, and a process killed at any moment leaves at
-worst one complete line behind (a write() to a regular file is not torn by SIGKILL).
+worst one complete line behind: nothing can go stale.
 """
 
 import hashlib
@@ -11,13 +14,18 @@ import json
 import os
 import time
 
-from .private import open_under
+from .private import open_dir
 
 ALLOW = "allow"
 CONFIRM = "confirmRequired"
 REJECTED = "rejected"
 PRUNE_AGE = 24 * 3600
-# The furthest point each process has already read, per ledger: (inode, offset, state).
+LEDGERS = "bulk-guard"
+SIGNALS = "signals"
+_LEDGER_FLAGS = os.O_RDWR | os.O_APPEND
+# What each process has already read, per ledger, so a long-lived process does not
+# re-read a turn from the start at every deletion: (file id, offset, the bytes of its
+# own last line ending at offset, state there).
 _cursors = {}
 
 
@@ -38,30 +46,36 @@ class Decision:
 class TurnState:
     """Running state while reading a ledger in file order."""
 
-    __slots__ = ("mode", "granted")
+    __slots__ = ("mode", "granted", "takes", "refused", "threshold")
 
-    def __init__(self, mode="open", granted=0):
-        self.mode = mode
-        self.granted = granted
+    def __init__(self):
+        self.mode = "open"
+        self.granted = self.takes = self.refused = 0
+        self.threshold = None
 
     def copy(self):
-        return TurnState(self.mode, self.granted)
+        other = TurnState()
+        for name in self.__slots__:
+            setattr(other, name, getattr(self, name))
+        return other
 
     def apply(self, record):
         """Apply one ledger record; return the verdict for a take, else None."""
-        op = record.get("op")
+        op = record["op"]
         if op == "take":
-            n, threshold = int(record["n"]), int(record["t"])
+            n, self.threshold = int(record["n"]), int(record["t"])
+            self.takes += 1
             if self.mode == "rejected":
-                return REJECTED
-            if self.mode == "approved" or self.granted + n <= threshold:
+                verdict = REJECTED
+            elif self.mode == "approved" or self.granted + n <= self.threshold:
                 self.granted += n
                 return ALLOW
-            return CONFIRM
-        if op == "approve":
-            self.mode = "approved"
-        elif op == "reject":
-            self.mode = "rejected"
+            else:
+                verdict = CONFIRM
+            self.refused += 1
+            return verdict
+        if op in ("approve", "reject"):
+            self.mode = "approved" if op == "approve" else "rejected"
         return None
 
 
@@ -71,22 +85,26 @@ def digest(value):
 
 def ledger_parts(session, turn):
     """The ledger's path below the state dir, as components opened one by one."""
-    return ["bulk-guard", digest(session), digest(turn) + ".jsonl"]
+    return [LEDGERS, digest(session), digest(turn) + ".jsonl"]
 
 
-def ledger_key(settings):
-    return (settings.state_dir, settings.session, settings.turn)
+def _error(action, exc):
+    return GuardError(f"cannot {action} the bulk-guard ledger: {exc.strerror or exc}")
 
 
 def parse_line(line):
     try:
         record = json.loads(line)
-        valid = isinstance(record, dict) and isinstance(record.get("op"), str)
-        if valid and (record["op"] != "take" or (int(record["n"]) >= 0 < int(record["t"]))):
+        # Unknown ops are kept (and ignored) so an older reader survives a newer writer.
+        if (
+            isinstance(record, dict)
+            and isinstance(record.get("op"), str)
+            and (record["op"] != "take" or int(record["n"]) >= 0 < int(record["t"]))
+        ):
             return record
     except (ValueError, KeyError, TypeError):
         pass
-    raise GuardError("the bulk-guard ledger has a garbled line; run `safedel guard reset`")
+    raise GuardError("the bulk-guard ledger is damaged; run `safedel guard reset`")
 
 
 def verdicts(lines):
@@ -95,116 +113,156 @@ def verdicts(lines):
     return [(rec, state.apply(rec)) for rec in map(parse_line, lines)]
 
 
-def _append(settings, record):
-    """Append one line; return the ledger's descriptor, open for reading too."""
-    data = (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
-    parts = ledger_parts(settings.session, settings.turn)
-    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
-    try:
-        fd = open_under(settings.state_dir, parts, flags, create_dirs=False)
-    except FileNotFoundError:
-        fd = None
-    except OSError as exc:
-        raise GuardError(f"cannot open the bulk-guard ledger: {exc.strerror or exc}") from None
-    if fd is None:
+def _open_ledger(settings):
+    """The ledger's descriptor (read+append). A new turn prunes old state first."""
+    session_parts = ledger_parts(settings.session, settings.turn)
+    name = session_parts.pop()
+    for _attempt in range(3):
+        try:
+            with open_dir(settings.state_dir, session_parts, create_dirs=False) as directory:
+                return directory.open(name, _LEDGER_FLAGS)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise _error("open", exc) from None
         try:
             prune(settings.state_dir)
-            fd = open_under(settings.state_dir, parts, flags)
+            with open_dir(settings.state_dir, session_parts) as directory:
+                return directory.open(name, _LEDGER_FLAGS | os.O_CREAT)
+        except FileNotFoundError:
+            continue  # a concurrent prune removed the empty session directory: again
         except OSError as exc:
-            reason = exc.strerror or exc
-            raise GuardError(f"cannot open the bulk-guard ledger: {reason}") from None
-    try:
-        os.write(fd, data)
-    except OSError as exc:
-        os.close(fd)
-        raise GuardError(f"cannot write the bulk-guard ledger: {exc.strerror or exc}") from None
-    return fd
+            raise _error("open", exc) from None
+    raise GuardError("cannot create the bulk-guard ledger: its directory keeps vanishing")
+
+
+def _append(fd, record):
+    data = (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+    if os.write(fd, data) != len(data):
+        raise OSError(0, "short write")
+    return data
+
+
+def _resume(fd, info, key):
+    """(offset, state) to read on from: a cursor still valid for this file, or 0."""
+    cursor = _cursors.get(key)
+    if cursor and cursor[0] == (info.st_dev, info.st_ino) and cursor[1] <= info.st_size:
+        offset, line = cursor[1], cursor[2]
+        # The file may have been reset and a new one given the same inode: the cursor
+        # holds only if our own unique line still ends right at it.
+        if os.pread(fd, len(line), offset - len(line)) == line:
+            return offset, cursor[3].copy()
+    return 0, TurnState()
 
 
 def take(settings, n):
-    """Ask for n deletions in the current turn. Never raises except GuardError."""
-    path = ledger_key(settings)
+    """Ask for n deletions in the current turn. Raises only GuardError."""
     take_id = f"{os.getpid()}.{os.urandom(6).hex()}"
     record = {"op": "take", "id": take_id, "n": n, "t": settings.threshold}
     record["ts"] = int(time.time() * 1000)
-    fd = _append(settings, record)
+    key = (settings.state_dir, settings.session, settings.turn)
+    fd = _open_ledger(settings)
     try:
-        inode = os.fstat(fd).st_ino
-        cursor = _cursors.get(path)
-        offset, state = (
-            (cursor[1], cursor[2].copy()) if cursor and cursor[0] == inode else (0, None)
-        )
-        state = state or TurnState()
-        data = os.pread(fd, os.fstat(fd).st_size - offset, offset)
+        own = _append(fd, record)
+        info = os.fstat(fd)
+        offset, state = _resume(fd, info, key)
+        data = os.pread(fd, info.st_size - offset, offset)
     except OSError as exc:
-        raise GuardError(f"cannot read the bulk-guard ledger: {exc.strerror or exc}") from None
+        raise _error("use", exc) from None
     finally:
         os.close(fd)
     for line in data.splitlines(keepends=True):
         offset += len(line)
-        rec = parse_line(line)
-        verdict = state.apply(rec)
-        if rec.get("id") == take_id:
-            _cursors[path] = (inode, offset, state.copy())
+        verdict = state.apply(parse_line(line))
+        if line == own:
+            _cursors[key] = ((info.st_dev, info.st_ino), offset, own, state.copy())
             return Decision(verdict, state.granted, settings.threshold, state.mode)
     raise GuardError("the bulk-guard ledger lost this process's entry; run `safedel guard reset`")
 
 
 def mark(settings, op, by):
     """Append an approve or reject line for the current turn."""
-    os.close(_append(settings, {"op": op, "by": by, "ts": int(time.time() * 1000)}))
+    fd = _open_ledger(settings)
+    try:
+        _append(fd, {"op": op, "by": by, "ts": int(time.time() * 1000)})
+    except OSError as exc:
+        raise _error("write", exc) from None
+    finally:
+        os.close(fd)
 
 
 def status(state_dir, session, turn):
-    """(state, takes, refused) of a turn; an unfinished last line is ignored."""
+    """The TurnState of a turn after its whole ledger; an unfinished last line is ignored."""
     parts = ledger_parts(session, turn)
+    name = parts.pop()
     try:
-        fd = open_under(state_dir, parts, os.O_RDONLY, create_dirs=False)
+        with open_dir(state_dir, parts, create_dirs=False) as directory:
+            fd = directory.open(name, os.O_RDONLY)
     except FileNotFoundError:
-        return TurnState(), 0, 0
+        return TurnState()
     except OSError as exc:
-        raise GuardError(f"cannot open the bulk-guard ledger: {exc.strerror or exc}") from None
+        raise _error("open", exc) from None
     with os.fdopen(fd, "rb") as handle:
-        lines = [line for line in handle.read().splitlines(keepends=True) if line.endswith(b"\n")]
+        lines = [line for line in handle.read().splitlines(True) if line.endswith(b"\n")]
     state = TurnState()
-    takes = refused = 0
-    for rec in map(parse_line, lines):
-        verdict = state.apply(rec)
-        if verdict is not None:
-            takes += 1
-            refused += verdict != ALLOW
-    return state, takes, refused
+    for line in lines:
+        state.apply(parse_line(line))
+    return state
 
 
 def reset(state_dir, session, turn=None):
-    """Forget one turn, or every turn of the session when turn is None."""
-    directory = os.path.join(state_dir, "bulk-guard", digest(session))
-    names = [digest(turn) + ".jsonl"] if turn is not None else _listdir(directory)
-    for name in names:
-        if name.endswith(".jsonl"):
+    """Forget one turn, or every turn of the session when turn is None. Returns how
+    many ledgers were removed. A damaged ledger is removed like any other."""
+    removed = 0
+    try:
+        directory = open_dir(state_dir, [LEDGERS, digest(session)], create_dirs=False)
+    except FileNotFoundError:
+        return removed
+    except OSError as exc:
+        raise _error("open", exc) from None
+    with directory:
+        names = [digest(turn) + ".jsonl"] if turn is not None else directory.listdir()
+        for name in names:
             try:
-                os.unlink(os.path.join(directory, name))
+                directory.unlink(name)
+                removed += 1
             except FileNotFoundError:
                 pass
+            except OSError as exc:
+                raise _error("remove", exc) from None
     _cursors.clear()
-
-
-def _listdir(directory):
-    try:
-        return os.listdir(directory)
-    except FileNotFoundError:
-        return []
+    return removed
 
 
 def prune(state_dir, now=None):
-    """Remove ledgers and signal files untouched for 24 hours."""
-    cutoff = (now or time.time()) - PRUNE_AGE
-    for top in (os.path.join(state_dir, "bulk-guard"), os.path.join(state_dir, "signals")):
-        for directory, _dirs, files in os.walk(top):
-            for name in files:
-                path = os.path.join(directory, name)
+    """Remove ledgers and signal files untouched for 24 hours, then their emptied
+    session directories once those too are a day old. Symlinks are never followed."""
+    cutoff = (time.time() if now is None else now) - PRUNE_AGE
+    for top in (LEDGERS, SIGNALS):
+        try:
+            directory = open_dir(state_dir, [top], create_dirs=False)
+        except OSError:
+            continue  # missing, or a symlink we refuse to walk
+        with directory:
+            for name in directory.listdir():
                 try:
-                    if os.lstat(path).st_mtime < cutoff:
-                        os.unlink(path)
+                    with directory.subdir(name) as sessions:
+                        left = _prune_files(sessions, cutoff)
+                    if not left and directory.lstat(name).st_mtime < cutoff:
+                        directory.rmdir(name)
                 except OSError:
-                    pass
+                    continue
+
+
+def _prune_files(directory, cutoff):
+    """Remove the old files in directory; return how many entries are left."""
+    left = 0
+    for name in directory.listdir():
+        try:
+            if directory.lstat(name).st_mtime < cutoff:
+                directory.unlink(name)
+                continue
+        except OSError:
+            pass
+        left += 1
+    return left

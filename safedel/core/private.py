@@ -1,7 +1,8 @@
 """State and report files: 0600 files in 0700 directories, never through a symlink.
 
 Under a state root every directory is opened with O_NOFOLLOW relative to its parent's
-descriptor, so a state directory swapped for a symlink is refused, not followed.
+descriptor, and every later operation names entries relative to that descriptor, so a
+state directory swapped for a symlink is refused, not followed.
 """
 
 import errno
@@ -9,6 +10,8 @@ import os
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
+# Windows has no dir_fd; there the directories are named by path (and has no symlink
+# race worth the name for a per-user state directory).
 _HAS_DIR_FD = os.open in getattr(os, "supports_dir_fd", ())
 
 
@@ -33,31 +36,88 @@ def _open_dir(name, dir_fd, create, shown):
         raise
 
 
-def open_under(root, parts, flags, create_dirs=True):
-    """Open root/parts[0]/.../parts[-1] (a file) with every directory checked.
+class PrivateDir:
+    """A directory under a state root, opened without following symlinks.
+
+    Entry names are resolved relative to it, never as whole paths.
+    """
+
+    def __init__(self, fd, path):
+        self.fd = fd
+        self.path = path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc):
+        self.close()
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def _name(self, name):
+        return name if _HAS_DIR_FD else os.path.join(self.path, name)
+
+    def subdir(self, name, create=False):
+        shown = os.path.join(self.path, name)
+        if not _HAS_DIR_FD:
+            if create:
+                os.makedirs(shown, mode=0o700, exist_ok=True)
+            elif not os.path.isdir(shown):
+                raise FileNotFoundError(errno.ENOENT, "no such directory", shown)
+            return PrivateDir(None, shown)
+        return PrivateDir(_open_dir(name, self.fd, create, shown), shown)
+
+    def open(self, name, flags):
+        return os.open(self._name(name), flags | _NOFOLLOW, 0o600, dir_fd=self.fd)
+
+    def listdir(self):
+        return os.listdir(self.fd if _HAS_DIR_FD else self.path)
+
+    def lstat(self, name):
+        return os.stat(self._name(name), dir_fd=self.fd, follow_symlinks=False)
+
+    def unlink(self, name):
+        os.unlink(self._name(name), dir_fd=self.fd)
+
+    def rmdir(self, name):
+        os.rmdir(self._name(name), dir_fd=self.fd)
+
+    def replace(self, source, target):
+        os.replace(self._name(source), self._name(target), src_dir_fd=self.fd, dst_dir_fd=self.fd)
+
+
+def open_dir(root, parts, create_dirs=True):
+    """root/parts[0]/.../parts[-1] as a PrivateDir, every directory checked.
 
     root itself is made 0700 if missing (its own parents as the umask says).
     """
-    if not _HAS_DIR_FD:
-        path = os.path.join(root, *parts)
-        if create_dirs:
-            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        return os.open(path, flags | _NOFOLLOW, 0o600)
+    root = os.path.abspath(root)
     if create_dirs:
-        parent = os.path.dirname(os.path.abspath(root))
+        parent = os.path.dirname(root)
         if not os.path.isdir(parent):
             os.makedirs(parent, exist_ok=True)
-    fd = _open_dir(os.path.abspath(root), None, create_dirs, root)
-    shown = root
-    try:
-        for name in parts[:-1]:
-            shown = os.path.join(shown, name)
-            next_fd = _open_dir(name, fd, create_dirs, shown)
-            os.close(fd)
-            fd = next_fd
-        return os.open(parts[-1], flags | _NOFOLLOW, 0o600, dir_fd=fd)
-    finally:
-        os.close(fd)
+    if _HAS_DIR_FD:
+        directory = PrivateDir(_open_dir(root, None, create_dirs, root), root)
+    else:
+        directory = PrivateDir(None, os.path.dirname(root)).subdir(
+            os.path.basename(root), create_dirs
+        )
+    for name in parts:
+        try:
+            inner = directory.subdir(name, create_dirs)
+        finally:
+            directory.close()
+        directory = inner
+    return directory
+
+
+def open_under(root, parts, flags, create_dirs=True):
+    """Open the file root/parts[0]/.../parts[-1] with every directory checked."""
+    with open_dir(root, parts[:-1], create_dirs) as directory:
+        return directory.open(parts[-1], flags)
 
 
 def open_private(path, flags, create_parent=True):

@@ -50,12 +50,10 @@ def parse_threshold(raw, origin="SAFEDEL_THRESHOLD"):
     """A threshold in 1..99999; anything else warns once and gives the default."""
     if raw is None or raw == "":
         return DEFAULT_THRESHOLD
-    try:
-        value = int(str(raw).strip())
-    except ValueError:
-        value = 0
-    if 1 <= value <= MAX_THRESHOLD:
-        return value
+    text = str(raw).strip()
+    # Plain ASCII digits only: int() would also take "1_000", "+5" and other scripts' digits.
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_THRESHOLD:
+        return int(text)
     warn_once(f"{origin}={raw!r} is not a whole number in 1..{MAX_THRESHOLD}; using 50")
     return DEFAULT_THRESHOLD
 

@@ -1,0 +1,138 @@
+"""find ... -delete, with what -delete would remove going to the trash instead.
+
+Without -delete the real find runs untouched. With it, the real find runs with each
+-delete action replaced by `-fprint0` into a pipe (and -depth, which -delete
+implies), so find itself decides what matches, in its depth-first order. The list
+is then trashed in that order as one guard batch. A directory listed after all of
+its entries becomes a single item, so `find build -delete` is one rename.
+"""
+
+import errno
+import os
+
+from . import gnuopt, rmtrash
+from .gnu import locale_quote, original_environ
+from .gnulaunch import exec_real, real_tool
+from .rmwalk import Item, child_of
+
+_LEADING = (b"-H", b"-L", b"-P")
+_TWO_ARGS = (b"-fprintf",)
+_ONE_ARG = frozenset(
+    b"-" + name
+    for name in (
+        b"name iname path ipath wholename iwholename regex iregex lname ilname type xtype"
+        b" user group uid gid perm size mtime atime ctime mmin amin cmin newer anewer cnewer"
+        b" samefile inum links maxdepth mindepth fstype used context fprint fprint0 fls"
+        b" regextype printf files0-from"
+    ).split()
+)
+_EXEC = (b"-exec", b"-execdir", b"-ok", b"-okdir")
+PRUNE_WITH_DELETE = (
+    b"The -delete action automatically turns on -depth, but -prune does nothing when "
+    b"-depth is in effect.  If you want to carry on anyway, just explicitly use the "
+    b"-depth option."
+)
+
+
+def expression_start(args):
+    """Index of the first expression token, after leading options and starting points."""
+    i = 0
+    while i < len(args) and (args[i] in _LEADING or args[i][:2] in (b"-D", b"-O")):
+        i += 2 if args[i] == b"-D" else 1
+    while i < len(args):
+        arg = args[i]
+        if (arg[:1] == b"-" and len(arg) > 1) or arg in (b"(", b"!", b")", b","):
+            break
+        i += 1
+    return i
+
+
+def action_tokens(args, start):
+    """Indexes of the expression's operators (not the arguments of its tests)."""
+    i = start
+    while i < len(args):
+        arg = args[i]
+        yield i
+        if arg in _EXEC:
+            i += 1
+            while i < len(args) and not (
+                args[i] == b";" or (args[i] == b"+" and args[i - 1] == b"{}")
+            ):
+                i += 1
+        elif arg in _TWO_ARGS:
+            i += 2
+        elif arg in _ONE_ARG or (arg.startswith(b"-newer") and len(arg) == 8):
+            i += 1
+        i += 1
+
+
+def run(argv, launcher):
+    args = [os.fsencode(a) for a in argv]
+    start = expression_start(args)
+    operators = {i: args[i] for i in action_tokens(args, start)}
+    deletes = [i for i, arg in operators.items() if arg == b"-delete"]
+    if not deletes:
+        exec_real("find", launcher, argv)
+    tool = gnuopt.Tool("find", quoter=locale_quote)
+    values = operators.values()
+    if b"-prune" in values and b"-depth" not in values and b"-d" not in values:
+        tool.err(PRUNE_WITH_DELETE)
+        return 1
+    real = real_tool("find", launcher)
+    if real is None:
+        tool.err(b"safedel found no real find on PATH")
+        return 127
+    status, listed = _run_listing(real, args, start, set(deletes))
+    rmtrash.apply(tool, "find", _items(tool, listed), None, b"cannot delete")
+    return 1 if tool.failed else status
+
+
+def _run_listing(real, args, start, deletes):
+    """Run the real find, reading the NUL-separated list its -fprint0 writes to a pipe."""
+    read_end, write_end = os.pipe()
+    target = b"/dev/fd/%d" % write_end
+    expression = []
+    for i, arg in enumerate(args[start:], start):
+        expression += [b"-fprint0", target] if i in deletes else [arg]
+    command = [b"find", *args[:start], b"-depth", *expression]
+    os.set_inheritable(write_end, True)
+    try:
+        pid = os.posix_spawn(real, command, original_environ())
+    finally:
+        os.close(write_end)
+    chunks = []
+    with os.fdopen(read_end, "rb") as pipe:
+        for chunk in iter(lambda: pipe.read(65536), b""):
+            chunks.append(chunk)
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if status < 0:
+        os.kill(os.getpid(), -status)
+    return status, b"".join(chunks).split(b"\0")[:-1]
+
+
+def _items(tool, listed):
+    """Items in find's order; a directory listed after all its entries absorbs them."""
+    items, whole, absorbed = [], {}, set()  # whole: listed paths gone with all they hold
+    for path in listed:
+        if path == b".":
+            continue  # find -delete never removes the starting point '.'
+        last = path.rstrip(b"/").rsplit(b"/", 1)[-1]
+        if last in (b".", b".."):
+            tool.cannot(b"cannot delete", path, errno.EINVAL if last == b"." else errno.ENOTEMPTY)
+            continue
+        is_dir = os.path.isdir(path) and not os.path.islink(path)
+        item, complete = Item(path, is_dir, [], whole=False), True
+        if is_dir:
+            try:
+                children = [child_of(path, name) for name in os.listdir(path)]
+            except OSError:
+                children = [None]
+            complete = all(child in whole for child in children)
+            if complete:
+                item.whole = True
+                for child in children:
+                    absorbed.add(id(whole.pop(child)))
+        items.append(item)
+        if complete:
+            whole[path] = item
+    return [item for item in items if id(item) not in absorbed]

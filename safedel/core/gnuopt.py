@@ -1,0 +1,183 @@
+"""What GNU tools share around their work: getopt_long, diagnostics, y/n answers.
+
+A Tool writes messages as GNU's error() does (`rm: ...` on stderr, unbuffered) and
+parses options exactly like glibc's getopt_long: permuted operands, bundled short
+options, unambiguous abbreviations of long ones, and glibc's own error messages.
+"""
+
+import os
+import stat
+import sys
+
+from .gnu import locale_quote, quote
+
+NO_ARG, OPTIONAL_ARG = 0, 1
+
+
+class Exit(Exception):
+    """Stop the tool with this exit status (after its message has been printed)."""
+
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
+
+
+class Tool:
+    def __init__(self, name, quoter=quote):
+        self.name = name
+        self.quoter = quoter
+        self.prog = os.fsencode(name)
+        self.failed = False
+
+    def err(self, message):
+        """`prog: message` on stderr, straight to fd 2 like C's unbuffered stderr."""
+        _write_all(2, self.prog + b": " + message + b"\n")
+
+    def error(self, message, errnum=None):
+        if errnum:
+            message += b": " + os.strerror(errnum).encode()
+        self.err(message)
+        self.failed = True
+
+    def cannot(self, what, path, errnum):
+        self.error(what + b" " + self.quoter(path), errnum)
+
+    def try_help(self):
+        _write_all(2, b"Try '" + self.prog + b" --help' for more information.\n")
+
+    def usage_error(self, message=None):
+        if message is not None:
+            self.err(message)
+        self.try_help()
+        raise Exit(1)
+
+    def out(self, line):
+        sys.stdout.buffer.write(line + b"\n")
+
+
+def _write_all(fd, data):
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+    except OSError:
+        pass
+
+
+def getopt(tool, argv, short, long):
+    """Yield (option, value) like getopt_long; operands end up in the returned list.
+
+    short maps option letters to option names; long maps names to NO_ARG or
+    OPTIONAL_ARG, in the order GNU lists them (which orders ambiguity messages).
+    Errors print glibc's message and raise Exit through tool.usage_error, unless
+    the caller catches UsageError first (rm adds a hint about '-foo' files).
+    """
+    operands = []
+    posixly = "POSIXLY_CORRECT" in os.environ
+    args = iter(argv)
+    for arg in args:
+        raw = os.fsencode(arg)
+        if raw == b"--":
+            operands.extend(args)
+            break
+        if not raw.startswith(b"-") or raw == b"-":
+            operands.append(arg)
+            if posixly:
+                operands.extend(args)
+                break
+            continue
+        if raw.startswith(b"--"):
+            yield _long_option(raw[2:], long)
+            continue
+        for index in range(1, len(raw)):
+            letter = raw[index : index + 1]
+            if letter.decode("latin-1") not in short:
+                raise UsageError(b"invalid option -- '" + letter + b"'")
+            yield short[letter.decode("latin-1")], None
+    return operands
+
+
+def _long_option(text, long):
+    name, has_value, value = text.partition(b"=")
+    name = name.decode("utf-8", "surrogateescape")
+    matches = [name] if name in long else [option for option in long if option.startswith(name)]
+    if not matches:
+        raise UsageError(b"unrecognized option '--" + text + b"'")
+    if len(matches) > 1:
+        listed = b" ".join(b"'--" + m.encode() + b"'" for m in matches)
+        raise UsageError(
+            b"option '--" + name.encode("utf-8", "surrogateescape") + b"' is ambiguous; "
+            b"possibilities: " + listed
+        )
+    option = matches[0]
+    if has_value and long[option] == NO_ARG:
+        raise UsageError(b"option '--" + option.encode() + b"' doesn't allow an argument")
+    return option, (value if has_value else None)
+
+
+class UsageError(Exception):
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+def parse(tool, argv, short, long, handle):
+    """Run getopt over argv, calling handle(option, value) for each; return operands."""
+    options = getopt(tool, argv, short, long)
+    try:
+        while True:
+            option, value = next(options)
+            handle(option, value)
+    except StopIteration as done:
+        return done.value
+
+
+def argmatch(tool, option, value, choices):
+    """GNU argmatch: a unique prefix (or prefixes that all mean one thing) selects."""
+    raw = os.fsencode(value)
+    if raw.decode("utf-8", "surrogateescape") in choices:
+        return choices[raw.decode("utf-8", "surrogateescape")]
+    found = {meaning for word, meaning in choices.items() if word.encode().startswith(raw)}
+    if len(found) == 1:
+        return found.pop()
+    kind = b"ambiguous" if found else b"invalid"
+    tool.err(kind + b" argument " + locale_quote(raw) + b" for " + locale_quote(option))
+    lines = [b"Valid arguments are:"]
+    groups = {}
+    for word, meaning in choices.items():
+        groups.setdefault(meaning, []).append(locale_quote(word))
+    lines += [b"  - " + b", ".join(words) for words in groups.values()]
+    _write_all(2, b"\n".join(lines) + b"\n")
+    tool.usage_error()
+
+
+def yesno():
+    """Read one answer line from stdin; True when it matches the locale's yes pattern."""
+    line = sys.stdin.buffer.readline()
+    if not line:
+        return False
+    import _locale
+    import re
+
+    try:
+        _locale.setlocale(_locale.LC_MESSAGES, "")
+        pattern = _locale.nl_langinfo(_locale.YESEXPR)
+    except (_locale.Error, AttributeError):
+        pattern = "^[yY]"
+    return re.match(pattern.encode(), line) is not None
+
+
+def file_type(mode, size):
+    """The words GNU uses for a file's type in prompts."""
+    if stat.S_ISREG(mode):
+        return b"regular empty file" if size == 0 else b"regular file"
+    for test, words in (
+        (stat.S_ISDIR, b"directory"),
+        (stat.S_ISLNK, b"symbolic link"),
+        (stat.S_ISBLK, b"block special file"),
+        (stat.S_ISCHR, b"character special file"),
+        (stat.S_ISFIFO, b"fifo"),
+        (stat.S_ISSOCK, b"socket"),
+    ):
+        if test(mode):
+            return words
+    return b"weird file"

@@ -1,0 +1,203 @@
+"""Which entries GNU rm would remove, found the way its traversal finds them.
+
+The walk visits operands and (with -r) their trees in GNU's order, prints GNU's
+errors and prompts as it goes, and predicts which removals would succeed. Nothing is
+removed here: the result is a list of Items to trash. A directory whose whole
+content would go is one Item, so `rm -rf big/` stays a single rename.
+"""
+
+import errno
+import os
+import stat
+
+from . import rmprompt
+from .gnu import quote
+from .rmprompt import ALWAYS, NEVER, OK, SOMETIMES
+
+
+class Options:
+    def __init__(self):
+        self.interactive = SOMETIMES
+        self.ignore_missing = False
+        self.recursive = False
+        self.remove_empty_dirs = False
+        self.one_file_system = False
+        self.preserve_all_root = False
+        self.stdin_tty = os.isatty(0)
+        self.verbose = False
+        self.root = None  # lstat("/") while --preserve-root guards a recursive rm
+
+
+class Item:
+    """One thing to trash; lines are the `removed ...` lines -v prints once it is gone.
+
+    A directory that is not whole (rmdir's, or find's when it keeps entries) may be
+    trashed only once it is empty, as the rmdir it stands for would require.
+    """
+
+    __slots__ = ("path", "is_dir", "lines", "whole")
+
+    def __init__(self, path, is_dir, lines, whole=True):
+        self.path, self.is_dir, self.lines, self.whole = path, is_dir, lines, whole
+
+
+def trim_slashes(path):
+    """GNU's traversal keeps one trailing slash of several: 'd///' is shown as 'd/'."""
+    end = len(path)
+    if end > 2 and path.endswith(b"/"):
+        while end > 1 and path[end - 2 : end - 1] == b"/":
+            end -= 1
+    return path[:end]
+
+
+def dot_or_dotdot(path):
+    base = path.lstrip(b"/")
+    parts = base.split(b"/")
+    while len(parts) > 1 and not parts[-1]:
+        parts.pop()
+    last = parts[-1] if parts else b""
+    return last in (b".", b"..")
+
+
+def is_empty_dir(path):
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
+def child_of(path, name):
+    return (path[:-1] if path.endswith(b"/") else path) + b"/" + name
+
+
+class Walker:
+    def __init__(self, tool, opts):
+        self.tool, self.opts = tool, opts
+        self.privileged = os.geteuid() == 0
+
+    def plan(self, operands):
+        items = []
+        for operand in operands:
+            items += self.operand(trim_slashes(operand))
+        return items
+
+    def operand(self, path):
+        try:
+            st = os.lstat(path)
+        except OSError as exc:
+            return self.missing(path, exc.errno)
+        if not stat.S_ISDIR(st.st_mode):
+            item = self.leaf(path)
+            return [item] if item else []
+        opts = self.opts
+        if not opts.recursive and not (opts.remove_empty_dirs and is_empty_dir(path)):
+            self.tool.cannot(
+                b"cannot remove", path, errno.ENOTEMPTY if opts.remove_empty_dirs else errno.EISDIR
+            )
+            return []
+        if dot_or_dotdot(path):
+            self.tool.error(b"refusing to remove '.' or '..' directory: skipping " + quote(path))
+            return []
+        if opts.root and (st.st_dev, st.st_ino) == (opts.root.st_dev, opts.root.st_ino):
+            same = b"" if path == b"/" else b" (same as '/')"
+            self.tool.error(b"it is dangerous to operate recursively on " + quote(path) + same)
+            self.tool.err(b"use --no-preserve-root to override this failsafe")
+            return []
+        if opts.preserve_all_root and not self.same_device_as_parent(path, st):
+            return []
+        if self.walk_needed(path):
+            return self.directory(path, st.st_dev)[0]
+        return [Item(path, True, [])]
+
+    def walk_needed(self, path):
+        """Only prompts, -v, --one-file-system and `link/` need the tree visited."""
+        opts = self.opts
+        quiet = opts.interactive == NEVER or (
+            opts.interactive == SOMETIMES and (self.privileged or not opts.stdin_tty)
+        )
+        return not quiet or opts.verbose or opts.one_file_system or self.is_link_slash(path)
+
+    @staticmethod
+    def is_link_slash(path):
+        return path.endswith(b"/") and os.path.islink(path.rstrip(b"/") or b"/")
+
+    def same_device_as_parent(self, path, st):
+        parent = path + (b".." if path.endswith(b"/") else b"/..")
+        try:
+            parent_dev = os.lstat(parent).st_dev
+        except OSError:
+            self.tool.error(b"failed to stat " + quote(parent) + b": skipping " + quote(path))
+            return False
+        if parent_dev != st.st_dev:
+            self.tool.error(b"skipping " + quote(path) + b", since it's on a different device")
+            self.tool.err(b"and --preserve-root=all is in effect")
+            return False
+        return True
+
+    def missing(self, path, stat_errno):
+        """An operand lstat can't see: GNU still tries to unlink it, and says why not."""
+        opts = self.opts
+        asks = opts.interactive == ALWAYS or (opts.stdin_tty and not self.privileged)
+        if opts.interactive != NEVER and not opts.ignore_missing and asks:
+            self.tool.cannot(b"cannot remove", path, stat_errno)
+            return []
+        unlink_errno = stat_errno
+        if path.endswith(b"/") and os.path.lexists(path.rstrip(b"/")):
+            unlink_errno = errno.ENOTDIR
+        if not (opts.ignore_missing and unlink_errno in (errno.ENOENT, errno.ENOTDIR)):
+            self.tool.cannot(b"cannot remove", path, unlink_errno)
+        return []
+
+    def leaf(self, path):
+        if rmprompt.prompt(self, path, False, False, False) != OK:
+            return None
+        return Item(path, False, [b"removed " + quote(path)] if self.opts.verbose else [])
+
+    def directory(self, path, top_dev):
+        """(items, marked, removed) for a directory and its tree, in GNU's order."""
+        empty = is_empty_dir(path)
+        status = rmprompt.prompt(self, path, True, True, empty)
+        if status == OK and empty:
+            item = self.excise_dir(path, [])
+            return ([item], False, True) if item else ([], True, False)
+        if status != OK:
+            return [], True, False
+        items, marked, complete = [], False, True
+        try:
+            with os.scandir(path) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            self.tool.cannot(b"cannot remove", path, exc.errno)
+            return [], True, False
+        for entry in entries:
+            child = child_of(path, entry.name)
+            if not entry.is_dir(follow_symlinks=False):
+                item = self.leaf(child)
+                items += [item] if item else []
+                complete = complete and item is not None
+                continue
+            if self.opts.one_file_system and entry.stat(follow_symlinks=False).st_dev != top_dev:
+                self.tool.error(b"skipping " + quote(child) + b", since it's on a different device")
+                marked, complete = True, False
+                continue
+            sub_items, sub_marked, removed = self.directory(child, top_dev)
+            items += sub_items
+            marked, complete = marked or sub_marked, complete and removed
+        if marked or rmprompt.prompt(self, path, True, False, False) != OK:
+            return items, marked, False
+        if not complete:
+            self.tool.cannot(b"cannot remove", path, errno.ENOTEMPTY)
+            return items, True, False
+        item = self.excise_dir(path, items)
+        return ([item], False, True) if item else (items, True, False)
+
+    def excise_dir(self, path, items):
+        if self.is_link_slash(path):
+            if not self.opts.ignore_missing:
+                self.tool.cannot(b"cannot remove", path, errno.ENOTDIR)
+            return None
+        lines = [line for item in items for line in item.lines]
+        if self.opts.verbose:
+            lines.append(b"removed directory " + quote(path))
+        return Item(path, True, lines)

@@ -1,0 +1,105 @@
+"""safedel's find launcher against /usr/bin/find: -delete trashes what find would delete.
+
+Without -delete the real find runs unchanged; with it, the same entries go (to the
+trash), in find's depth-first order, with find's messages and exit status.
+"""
+
+import os
+
+import pytest
+from conftest import last_markers, require
+from gnu_side_by_side import SideBySide, assert_trashed
+
+
+def tree(base):
+    for name in (b"d", b"d/e", b"d/e/deep", b"empty", b"x", b"src", b"new\nline-dir"):
+        os.mkdir(os.path.join(base, name))
+    files = (b"a.o", b"d/b.o", b"d/e/c.o", b"d/e/deep/keep.c", b"src/m.c", b"src/m.o")
+    files += (b"new\nline-dir/f", b"-dash.o", b"caf\xc3\xa9.o", b"\xff.o")
+    for name in files:
+        with open(os.path.join(base, name), "wb") as handle:
+            handle.write(b"x")
+    open(os.path.join(base, b"zero.o"), "wb").close()
+    os.symlink(b"d", os.path.join(base, b"link.o"))
+    os.symlink(b"nowhere", os.path.join(base, b"dangling.o"))
+
+
+@pytest.fixture
+def side(sandbox):
+    require("/usr/bin/find")
+    pair = SideBySide(sandbox, "find")
+    pair.build(tree)
+    return pair
+
+
+PASSTHROUGH = [
+    ["."],
+    [".", "-name", "*.o"],
+    [".", "-name", "-delete"],
+    [".", "-type", "d", "-print0"],
+    ["nope", "-name", "x"],
+    [".", "-badpredicate"],
+]
+DELETE = [
+    [".", "-name", "*.o", "-delete"],
+    ["d", "-delete"],
+    [".", "-delete"],
+    [".", "-type", "d", "-delete"],
+    [".", "-type", "d", "-empty", "-delete"],
+    [".", "-name", "b.o", "-delete", "-print"],
+    [".", "-name", "e", "-prune", "-o", "-delete"],
+    [".", "-depth", "-name", "deep", "-prune", "-o", "-name", "*.o", "-delete"],
+    ["x/.", "-delete"],
+    ["x/", "-delete"],
+    ["nope", "d/e", "-delete"],
+    [".", "-maxdepth", "1", "-name", "*.o", "-delete"],
+    [".", "-path", "./d/*", "-delete"],
+    ["-P", ".", "-name", "*.o", "-exec", "echo", "found", "{}", ";", "-delete"],
+    [".", "-name", "*.o", "-delete", "-o", "-name", "*.c", "-print"],
+    [".", "(", "-name", "m.*", "-o", "-name", "f", ")", "-delete"],
+    [".", "-name", "*.c", "-printf", "%p -delete\\n", "-delete"],
+]
+
+
+@pytest.mark.parametrize("args", PASSTHROUGH, ids=" ".join)
+def test_without_delete_find_is_unchanged(side, sandbox, args):
+    ours = side.same(args)
+    assert ours.gone == [] and sandbox.report() == []
+
+
+@pytest.mark.parametrize("args", DELETE, ids=lambda a: " ".join(a).replace("\n", "\\n"))
+def test_delete_same_as_gnu(side, sandbox, args):
+    ours = side.same(args)
+    assert_trashed(sandbox, ours, side.ours, "find")
+
+
+@pytest.mark.parametrize("lang", ["C.UTF-8", "C"])
+def test_delete_messages_quote_like_find(side, sandbox, lang):
+    env, shim_env = sandbox.base_env(LANG=lang), sandbox.shim_env(LANG=lang)
+    ours = side.same([".", "-type", "d", "-delete"], env=env, shim_env=shim_env)
+    assert b"new\\nline-dir" in ours.stderr and ours.status == 1
+
+
+def test_a_whole_tree_is_one_item(side, sandbox):
+    side.same(["d", "-delete"])
+    assert [e["path"] for e in sandbox.report()] == [os.path.join(side.ours, "d")]
+    assert sandbox.trashed_names() == ["d"]
+
+
+def test_the_match_list_is_one_guard_batch(sandbox):
+    require("/usr/bin/find")
+    pair = SideBySide(sandbox, "find")
+    pair.build(tree)
+    env = sandbox.shim_env(threshold=3)
+    gnu, ours = pair.run([".", "-name", "*.o", "-delete"], shim_env=env)
+    assert ours.status == 1 and ours.gone == [] and gnu.gone
+    assert ours.stderr.splitlines()[0].startswith(b"find: bulk guard: ")
+    marker = last_markers(ours.stderr)["SAFE_DELETE_BULK_CONFIRM_REQUIRED"]
+    assert marker["targetCount"] == len(gnu.gone)
+
+
+def test_inert_find_deletes_for_real(side, sandbox):
+    inert = sandbox.shim_env()
+    del inert["SAFEDEL_ACTIVE"]
+    ours = side.same([".", "-name", "*.o", "-delete"], shim_env=inert)
+    assert ours.gone and sandbox.trashed_names() == []

@@ -1,0 +1,130 @@
+"""The prompt on a real terminal: a pty drives a process whose refusal becomes a question.
+
+The child is a fresh session leader with the pty as its controlling terminal, so
+/dev/tty opens there and it is in the foreground; CI is removed from its environment.
+"""
+
+import json
+import os
+import pty
+import select
+import signal
+import sys
+
+import pytest
+
+from safedel.core import guard
+from safedel.core.prompt import QUESTION
+
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard_worker.py")
+
+
+def run_on_pty(argv, env, answer, timeout=60):
+    """Run argv on a new pty, send answer once the question shows; (exit code, screen)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.execve(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    screen, sent = b"", False
+    try:
+        while True:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                pytest.fail(f"no progress on the terminal; it shows {screen!r}")
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # EIO: the child is gone and the pty closed
+                break
+            if not chunk:
+                break
+            screen += chunk
+            if not sent and QUESTION.strip().encode() in screen:
+                os.write(fd, answer)
+                sent = True
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), screen.decode("utf-8", "replace")
+
+
+@pytest.fixture
+def setup(sandbox):
+    """48 of 50 already counted in the turn, three files to delete, no CI."""
+    env = {
+        k: v
+        for k, v in sandbox.shim_env(threshold=50).items()
+        if k not in ("CI", "SAFEDEL_PROMPT", "PYTHONPATH")
+    }
+    from safedel.core import settings
+
+    current = settings.load(env)
+    for _ in range(48):
+        guard.take(current, 1)
+    paths = []
+    for name in ("a", "b", "c"):
+        (sandbox.work / name).write_text(name)
+        paths.append(str(sandbox.work / name))
+    return sandbox, env, paths
+
+
+def status(sandbox):
+    return guard.status(str(sandbox.state), sandbox.session, sandbox.turn)
+
+
+def test_yes_approves_the_turn_and_the_batch_goes_ahead(setup):
+    sandbox, env, paths = setup
+    code, screen = run_on_pty([sys.executable, "-S", WORKER, *paths], env, b"y\r")
+    assert code == 0, screen
+    assert "this would trash 3 more item(s)" in screen
+    assert "this turn has trashed 48 of 50 allowed" in screen
+    assert all(repr(path) in screen for path in paths)
+    assert json.loads(screen.strip().splitlines()[-1])["trashed"] == 3
+    assert not any(os.path.exists(path) for path in paths)
+    assert (status(sandbox).mode, status(sandbox).granted) == ("approved", 51)
+    assert "[safe-delete]" not in screen
+
+
+@pytest.mark.parametrize(
+    "answer", [b"n\r", b"\r", b"\x04", b"\x03"], ids=["no", "enter", "eof", "ctrl-c"]
+)
+def test_no_eof_or_ctrl_c_rejects_and_nothing_is_touched(setup, answer):
+    sandbox, env, paths = setup
+    code, screen = run_on_pty([sys.executable, "-S", WORKER, *paths], env, answer)
+    assert code == 1, screen
+    assert all(os.path.exists(path) for path in paths)
+    assert status(sandbox).mode == "rejected"
+    assert status(sandbox).granted == 48
+    assert "SAFE_DELETE_BULK_REJECTED" in screen
+    assert sandbox.trashed_names() == []
+
+
+def test_ci_or_safedel_prompt_0_means_no_question(setup):
+    sandbox, env, paths = setup
+    for extra in ({"CI": "true"}, {"SAFEDEL_PROMPT": "0"}):
+        code, screen = run_on_pty([sys.executable, "-S", WORKER, *paths], {**env, **extra}, b"y\r")
+        assert code == 1
+        assert QUESTION.strip() not in screen
+        assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in screen
+        assert all(os.path.exists(path) for path in paths)
+    assert status(sandbox).mode == "open"
+
+
+@pytest.mark.parametrize("answer", [b"y\r", b"n\r"], ids=["yes", "no"])
+def test_the_rm_launcher_asks_too(setup, answer):
+    sandbox, env, paths = setup
+    rm = os.path.join(sandbox.shim_home, "bin", "rm")
+    if not os.path.exists(rm):
+        pytest.skip("the rm launcher ($SAFEDEL_HOME/bin/rm) has not landed yet")
+    code, screen = run_on_pty([rm, *paths], env, answer)
+    assert QUESTION.strip() in screen and "48 of 50" in screen
+    if answer.startswith(b"y"):
+        assert code == 0, screen
+        assert not any(os.path.exists(path) for path in paths)
+        assert status(sandbox).mode == "approved"
+    else:
+        assert code == 1, screen
+        assert all(os.path.exists(path) for path in paths)
+        assert status(sandbox).mode == "rejected"
