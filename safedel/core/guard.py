@@ -9,12 +9,19 @@ computes the same answer without a lock, and a process killed at any moment leav
 worst one complete line behind: nothing can go stale.
 """
 
-import hashlib
-import json
 import os
 import time
 
+from . import jsonl
 from .private import open_dir
+
+try:  # the bare C hash: hashlib would load OpenSSL, a large cost for one digest
+    from _sha2 import sha256 as _sha256
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256
+    except ImportError:
+        from hashlib import sha256 as _sha256
 
 ALLOW = "allow"
 CONFIRM = "confirmRequired"
@@ -80,7 +87,7 @@ class TurnState:
 
 
 def digest(value):
-    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return _sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def ledger_parts(session, turn):
@@ -94,7 +101,7 @@ def _error(action, exc):
 
 def parse_line(line):
     try:
-        record = json.loads(line)
+        record = jsonl.loads(line)
         # Unknown ops are kept (and ignored) so an older reader survives a newer writer.
         if (
             isinstance(record, dict)
@@ -137,7 +144,7 @@ def _open_ledger(settings):
 
 
 def _append(fd, record):
-    data = (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+    data = (jsonl.dumps(record) + "\n").encode("ascii")
     if os.write(fd, data) != len(data):
         raise OSError(0, "short write")
     return data

@@ -4,9 +4,10 @@ The payload is single-line JSON with every non-ASCII character escaped, so a hos
 file name can neither end the line nor fake a marker of its own.
 """
 
-import json
 import os
 import sys
+
+from . import jsonl
 
 PREFIX = "[safe-delete]"
 CONFIRM_REQUIRED = "SAFE_DELETE_BULK_CONFIRM_REQUIRED"
@@ -17,7 +18,7 @@ MAX_TARGETS = 20
 
 
 def format_marker(kind, payload):
-    body = json.dumps(payload, ensure_ascii=True, separators=(",", ":"))
+    body = jsonl.dumps(payload)
     return f"{PREFIX}[{kind}] {body}\n"
 
 
@@ -43,7 +44,7 @@ def parse_markers(text):
         head, _, body = line.partition("] ")
         kind = head[len(PREFIX) + 1 :]
         try:
-            found[kind] = json.loads(body)
+            found[kind] = jsonl.loads(body)
         except ValueError:
             continue
     return found

@@ -1,10 +1,10 @@
 """The JSON-lines report: one event per line, appended with one O_APPEND write."""
 
-import json
 import os
 import sys
 import time
 
+from . import jsonl
 from .private import open_private
 
 SCHEMA_VERSION = 1
@@ -29,7 +29,7 @@ def event(operation, settings, runtime, **fields):
 def encode(record):
     # ensure_ascii keeps every line pure ASCII: a non-UTF-8 name (a lone surrogate
     # after fsdecode) or a newline in a name cannot break the line.
-    return (json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+    return (jsonl.dumps(record) + "\n").encode("ascii")
 
 
 def append(path, records):
@@ -58,7 +58,7 @@ def read(path, warn=None, offset=0):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = jsonl.loads(line)
             except ValueError:
                 record = None
             if not isinstance(record, dict) or "operation" not in record:

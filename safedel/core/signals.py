@@ -7,10 +7,10 @@ reader never sees half a file; a reader claims it by renaming it to a private na
 first, so two readers can never both take the same signal.
 """
 
-import json
 import os
 import time
 
+from . import jsonl
 from .guard import SIGNALS, digest
 from .private import open_dir
 
@@ -30,7 +30,7 @@ def write_signal(settings, kind, payload):
     signal["createdAt"] = int(time.time() * 1000)
     parts = signal_parts(settings.session, settings.tool_call or settings.turn)
     name = parts.pop()
-    data = json.dumps(signal, ensure_ascii=True).encode("ascii")
+    data = jsonl.dumps(signal).encode("ascii")
     temporary = _unique(name) + ".tmp"
     try:
         with open_dir(settings.state_dir, parts) as directory:
@@ -61,6 +61,6 @@ def take_signal(state_dir, session, key):
     except OSError:
         return None  # nothing pending, or another reader claimed it first
     try:
-        return json.loads(data)
+        return jsonl.loads(data)
     except ValueError:
         return None
