@@ -1,0 +1,143 @@
+"""os.remove, os.unlink and os.rmdir under the Python shim: judged as the syscall would
+judge them, then trashed (or, when exempt, handed to the original: a real delete).
+
+Loaded at the first deletion, with the engine: the shim costs nothing until then.
+"""
+
+import errno
+import os
+import stat
+import sys
+
+from . import deletion, markers, settings
+from . import pyshim_paths as paths
+from .pyshim import OS_AT_START
+from .pyshim_paths import busy, is_busy
+
+RUNTIME = "python"
+_IS_LINUX = sys.platform.startswith("linux")
+
+
+def _engine_on_os_at_start():
+    """The engine works through os as it was at start-up; the shim itself hands
+    callers today's os.rmdir and friends, so its own modules keep the live os."""
+    for name, module in list(sys.modules.items()):
+        engine = name.startswith(__package__ + ".") and ".pyshim" not in name
+        if engine and getattr(module, "os", None) is os:
+            module.os = OS_AT_START
+
+
+_engine_on_os_at_start()
+_memo = []  # [environment snapshot, config file path, its identity, Settings]
+
+
+def _identity(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def current_settings():
+    """settings.load(), redone only when the environment or the config file changed:
+    an exempt build deleting thousands of temp files should not re-read both for each.
+    The turn file, which a prompt hook rotates, is still read at every call."""
+    environ = os.environ
+    data = getattr(environ, "_data", None)
+    if _memo and _memo[0] == data and _identity(_memo[1]) == _memo[2]:
+        conf = _memo[3]
+        if "SAFEDEL_TURN_FILE" in environ:
+            conf.turn = settings.current_turn(environ)
+        return conf
+    conf = settings.load()
+    if data is not None:
+        path = settings.config_path(environ)
+        _memo[:] = [dict(data), path, _identity(path), conf]
+    return conf
+
+
+def judge(name, path, dir_fd):
+    """(settings, target, exempt), or None when the original must run as it is:
+    inactive, inside safedel's own work, or arguments the original rejects itself.
+    name is the function's, for the warning a bytes-like path earns before 3.12; with
+    name None such a path is left to the original."""
+    if is_busy():
+        return None
+    judged = paths.raw_path(path)
+    if judged is None or (judged[1] and name is None):
+        return None
+    with busy():
+        conf = current_settings()
+        if not conf.active:
+            return None
+        target = paths.target(judged[0], path, dir_fd, fail_closed)
+        if target is None:
+            return None
+        exempt, _ = deletion.split_exempt(conf, [target])
+    if judged[1] and not exempt:
+        paths.warn_legacy(name, path)
+    return conf, target, bool(exempt)
+
+
+def fail_closed(path, target, reason):
+    markers.emit(markers.FAIL_CLOSED, {"path": deletion.absolute(target), "reason": reason})
+    return PermissionError(errno.EPERM, reason, path)
+
+
+def trash(conf, path, target, st):
+    """Guard, then trash target; what the caller sees carries path, as the original's.
+    st is target's lstat: a regular file can never be a protected path (they are all
+    directories, or symlinks to one), which spares every file deletion three realpaths."""
+    with busy():
+        reason = None if stat.S_ISREG(st.st_mode) else deletion.protected(target)
+        if reason:
+            raise fail_closed(path, target, reason)
+        try:
+            deletion.authorize(conf, RUNTIME, [target])
+            deletion.trash_one(conf, RUNTIME, target)
+        except deletion.Refused as exc:
+            raise PermissionError(errno.EPERM, exc.message, path) from None
+        except OSError as exc:
+            if exc.errno is None:
+                raise
+            raise OSError(exc.errno, exc.strerror, path) from None
+
+
+def _error(code, path):
+    return OSError(code, os.strerror(code), path)
+
+
+def remove_file(original, path, dir_fd):
+    """os.remove and os.unlink: a directory is EISDIR, `x/` on a non-directory ENOTDIR."""
+    plan = judge(original.__name__, path, dir_fd)
+    if plan is None or plan[2]:
+        return original(path, dir_fd=dir_fd)
+    conf, target, _ = plan
+    sys.audit("os.remove", path, dir_fd)
+    st, had_slash = paths.lstat_stripped(target, path)
+    if stat.S_ISDIR(st.st_mode):
+        raise _error(errno.EISDIR if _IS_LINUX else errno.EPERM, path)
+    if had_slash:
+        raise _error(errno.ENOTDIR, path)
+    trash(conf, path, target, st)
+
+
+def remove_dir(original, path, dir_fd):
+    """os.rmdir: only an empty directory, never through a symlink, never `.`."""
+    plan = judge(original.__name__, path, dir_fd)
+    if plan is None or plan[2]:
+        return original(path, dir_fd=dir_fd)
+    conf, target, _ = plan
+    sys.audit("os.rmdir", path, dir_fd)
+    st, _ = paths.lstat_stripped(target, path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise _error(errno.ENOTDIR, path)
+    last = paths.last_component(target)
+    if last in ("/", b"/"):
+        raise _error(errno.EBUSY, path)
+    if last in (".", b"."):
+        raise _error(errno.EINVAL, path)
+    if last in ("..", b"..") or paths.has_entries(target):
+        raise _error(errno.ENOTEMPTY, path)
+    trash(conf, path, target, st)

@@ -1,0 +1,91 @@
+"""shutil.rmtree for the Python shim: a directory tree goes to the trash in one rename.
+
+Loaded when shutil is imported (pyshim's ShutilWatcher) or at start-up if it already was;
+the engine itself waits for the first rmtree.
+"""
+
+import os
+import stat
+import sys
+
+from . import pyshim_paths as paths
+from .pyshim import deletions
+
+_made = []
+
+
+def _call_original(original, path, ignore_errors, onerror, onexc, dir_fd):
+    # onexc (3.12+) and dir_fd (3.11+) only go in when given: older rmtrees lack them.
+    extra = {}
+    if onexc is not None:
+        extra["onexc"] = onexc
+    if dir_fd is not None:
+        extra["dir_fd"] = dir_fd
+    return original(path, ignore_errors, onerror, **extra)
+
+
+def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
+    call = (original, path, ignore_errors, onerror, onexc, dir_fd)
+    plan = deletions().judge(None, path, dir_fd)
+    if plan is None:
+        return _call_original(*call)
+    conf, target, exempt = plan
+    if exempt:
+        with paths.busy():
+            return _call_original(*call)
+    try:
+        st, _ = paths.lstat_stripped(target, path)
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        # Missing, a symlink, a file: the original reports it exactly as it would have
+        # (onerror with os.lstat, os.path.islink, os.scandir ...) and deletes nothing.
+        return _call_original(*call)
+    sys.audit("shutil.rmtree", *((path, dir_fd) if sys.version_info >= (3, 11) else (path,)))
+    try:
+        deletions().trash(conf, path, target, st)
+    except OSError as exc:
+        if ignore_errors:
+            return
+        shown = path
+        if isinstance(path, bytes) and getattr(original, "avoids_symlink_attacks", False):
+            shown = os.fsdecode(path)  # as the fd-based rmtree reports a bytes path
+        if onexc is not None:
+            onexc(os.rmdir, shown, exc)
+        elif onerror is not None:
+            onerror(os.rmdir, shown, sys.exc_info())
+        else:
+            raise
+
+
+def make_rmtree(original):
+    """A wrapper with the signature of this Python's rmtree, and its attributes."""
+    if sys.version_info >= (3, 12):
+
+        def rmtree(path, ignore_errors=False, onerror=None, *, onexc=None, dir_fd=None):
+            return _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd)
+
+    elif sys.version_info >= (3, 11):
+
+        def rmtree(path, ignore_errors=False, onerror=None, *, dir_fd=None):
+            return _rmtree(original, path, ignore_errors, onerror, None, dir_fd)
+
+    else:
+
+        def rmtree(path, ignore_errors=False, onerror=None):
+            return _rmtree(original, path, ignore_errors, onerror, None, None)
+
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(rmtree, name, getattr(original, name))
+    rmtree.__dict__.update(original.__dict__)  # avoids_symlink_attacks
+    rmtree.__wrapped__ = original
+    return rmtree
+
+
+def patch(module):
+    original = getattr(module, "rmtree", None)
+    if original is None or original in _made:
+        return
+    wrapper = make_rmtree(original)
+    _made.append(wrapper)
+    module.rmtree = wrapper
