@@ -10,6 +10,7 @@ worst one complete line behind: nothing can go stale.
 """
 
 import os
+import stat
 import time
 
 from . import jsonl
@@ -34,6 +35,8 @@ _LEDGER_FLAGS = os.O_RDWR | os.O_APPEND
 # re-read a turn from the start at every deletion: (file id, offset, the bytes of its
 # own last line ending at offset, state there).
 _cursors = {}
+# Ledger descriptors this process keeps open: key -> (fd, (st_dev, st_ino)).
+_held = {}
 
 
 class GuardError(Exception):
@@ -162,22 +165,63 @@ def _resume(fd, info, key):
     return 0, TurnState()
 
 
+def _held_ledger(settings, key):
+    """The ledger's descriptor, kept open across takes: opening its three directories
+    without following links costs more than the take itself. The descriptor is trusted
+    only while it is still the same, still-linked file (a reset unlinks it; a program
+    that closes every descriptor may hand the number to another file)."""
+    held = _held.get(key)
+    if held is not None:
+        fd, identity = held
+        try:
+            info = os.fstat(fd)
+            alive = (info.st_dev, info.st_ino) == identity and info.st_nlink > 0
+            if alive and _same_path(settings, identity):
+                return fd
+        except OSError:
+            pass
+        _held.pop(key, None)
+    fd = _open_ledger(settings)
+    info = os.fstat(fd)
+    for old_fd, _identity in _held.values():  # one turn at a time: no descriptor leak
+        try:
+            os.close(old_fd)
+        except OSError:
+            pass
+    _held.clear()
+    _held[key] = (fd, (info.st_dev, info.st_ino))
+    return fd
+
+
+def _same_path(settings, identity):
+    """The ledger's path still leads, through real directories only, to identity.
+    A few lstat calls: far cheaper than opening each directory again."""
+    path = settings.state_dir
+    for part in ledger_parts(settings.session, settings.turn):
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return False
+        path = os.path.join(path, part)
+    info = os.lstat(path)
+    return (info.st_dev, info.st_ino) == identity
+
+
 def take(settings, n):
     """Ask for n deletions in the current turn. Raises only GuardError."""
     take_id = f"{os.getpid()}.{os.urandom(6).hex()}"
     record = {"op": "take", "id": take_id, "n": n, "t": settings.threshold}
     record["ts"] = int(time.time() * 1000)
     key = (settings.state_dir, settings.session, settings.turn)
-    fd = _open_ledger(settings)
     try:
+        fd = _held_ledger(settings, key)
         own = _append(fd, record)
         info = os.fstat(fd)
         offset, state = _resume(fd, info, key)
         data = os.pread(fd, info.st_size - offset, offset)
+    except GuardError:
+        raise
     except OSError as exc:
+        _held.pop(key, None)
         raise _error("use", exc) from None
-    finally:
-        os.close(fd)
     for line in data.splitlines(keepends=True):
         offset += len(line)
         verdict = state.apply(parse_line(line))

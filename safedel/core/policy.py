@@ -20,13 +20,20 @@ def _under(path, roots):
     return False
 
 
+_real_roots = {}
+
+
 def is_exempt(absolute, exempt_roots):
-    """True when absolute (a str) lies strictly inside one of the exempt roots."""
+    """True when the item at absolute (a str) really lies strictly inside an exempt root.
+
+    Judged on real paths only: `/tmp/link/src`, where link points into a project, looks
+    exempt but is not, and deleting it for real would destroy project files.
+    """
     if not exempt_roots:
         return False
-    if _under(absolute, exempt_roots):
-        return True
-    real_roots = [os.path.realpath(root) for root in exempt_roots]
+    real_roots = _real_roots.get(exempt_roots)
+    if real_roots is None:
+        real_roots = _real_roots[exempt_roots] = [os.path.realpath(r) for r in exempt_roots]
     parent = os.path.realpath(os.path.dirname(absolute))
     return _under(os.path.join(parent, os.path.basename(absolute)), real_roots)
 

@@ -32,16 +32,46 @@ def encode(record):
     return (jsonl.dumps(record) + "\n").encode("ascii")
 
 
+# The report descriptor this process keeps open: (path, fd, (st_dev, st_ino)).
+_held = []
+
+
+def _report_fd(path):
+    """An O_APPEND descriptor for path, reused while path still names the same file
+    (a report moved aside or deleted gets a new file, as a fresh process would)."""
+    if _held:
+        held_path, fd, identity = _held[0]
+        try:
+            info = os.fstat(fd)
+            current = os.lstat(path)
+            same = (info.st_dev, info.st_ino) == identity == (current.st_dev, current.st_ino)
+            if held_path == path and same:
+                return fd
+        except OSError:
+            pass
+        _held.clear()
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    info = os.fstat(fd)
+    _held.append((path, fd, (info.st_dev, info.st_ino)))
+    return fd
+
+
 def append(path, records):
     """Append records to the report at path. One write call for the whole batch."""
     if not path or not records:
         return
     data = b"".join(encode(r) for r in records)
-    fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    fd = _report_fd(path)
     try:
         os.write(fd, data)
-    finally:
+    except OSError:
+        _held.clear()
         os.close(fd)
+        raise
 
 
 def read(path, warn=None, offset=0):
