@@ -2,9 +2,10 @@
 
 import typer
 
-from .commands import doctor, env, guard, report, restore, run, shims
+from .commands import bootstrap, doctor, env, guard, report, restore, run, shims
 from .commands import list as list_cmd
 from .commands import rm as rm_cmd
+from .commands import trash as trash_cmd
 
 app = typer.Typer(
     name="safedel",
@@ -23,4 +24,6 @@ app.command()(restore.restore)
 app.command()(report.report)
 app.command()(doctor.doctor)
 app.add_typer(guard.app, name="guard")
+app.command()(bootstrap.bootstrap)
+app.command(name="trash", hidden=True)(trash_cmd.trash)
 app.command(name="rm", context_settings=rm_cmd.RAW_ARGS)(rm_cmd.rm)

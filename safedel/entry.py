@@ -1,4 +1,4 @@
-"""The `safedel` console script. `run` and `rm` take fast paths without typer."""
+"""The `safedel` console script. `run`, `rm` and `bootstrap` take fast paths without typer."""
 
 import sys
 
@@ -9,6 +9,11 @@ def main(argv=None):
         from .runner import main as run_main
 
         sys.exit(run_main(argv[1:]))
+    if argv[:1] == ["bootstrap"] and len(argv) <= 2 and not any(a[:1] == "-" for a in argv[1:]):
+        # Every new interactive shell runs this, so it skips typer too.
+        from .shells.bootstrap import main as bootstrap_main
+
+        sys.exit(bootstrap_main(argv[1:]))
     if argv[:1] == ["rm"]:
         # Straight to rm, so that its options (and a leading `--`) arrive as typed.
         from .commands.rm import main as rm_main

@@ -82,7 +82,8 @@ def hooks(base, home):
         "NODE_OPTIONS": add_node_preload(base.get("NODE_OPTIONS"), home),
         "PYTHONPATH": prepend_path(base.get("PYTHONPATH"), os.path.join(home, "python")),
     }
-    posix_env = os.path.join(home, "posix", "env.sh")
+    # bash, dash and busybox sh expand BASH_ENV and ENV ($, ` and \) before reading them.
+    posix_env = shell_expansion_safe(os.path.join(home, "posix", "env.sh"))
     for name in ("BASH_ENV", "ENV"):
         if base.get(name) and base[name] != posix_env:
             env[f"SAFEDEL_USER_{name}"] = base[name]
@@ -92,6 +93,11 @@ def hooks(base, home):
         env["SAFEDEL_USER_ZDOTDIR"] = base.get("ZDOTDIR") or base.get("HOME", "")
     env["ZDOTDIR"] = zdotdir
     return env
+
+
+def shell_expansion_safe(path):
+    """path escaped so that a shell's parameter expansion of it gives path back."""
+    return path.replace("\\", "\\\\").replace("$", "\\$").replace("`", "\\`")
 
 
 def child_environment(base, home, options):

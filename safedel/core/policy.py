@@ -21,6 +21,9 @@ def _under(path, roots):
 
 
 _real_roots = {}
+# Parents already known to resolve outside every root. Only "not exempt" is remembered:
+# if it goes stale, an item is trashed instead of deleted, never the other way round.
+_not_exempt = set()
 
 
 def is_exempt(absolute, exempt_roots):
@@ -34,8 +37,16 @@ def is_exempt(absolute, exempt_roots):
     real_roots = _real_roots.get(exempt_roots)
     if real_roots is None:
         real_roots = _real_roots[exempt_roots] = [os.path.realpath(r) for r in exempt_roots]
-    parent = os.path.realpath(os.path.dirname(absolute))
-    return _under(os.path.join(parent, os.path.basename(absolute)), real_roots)
+    parent = os.path.dirname(absolute)
+    if (exempt_roots, parent) in _not_exempt:
+        return False
+    real_parent = os.path.realpath(parent)
+    if _under(os.path.join(real_parent, os.path.basename(absolute)), real_roots):
+        return True
+    if len(_not_exempt) > 4096:
+        _not_exempt.clear()
+    _not_exempt.add((exempt_roots, parent))
+    return False
 
 
 def protected_reason(absolute, environ=None):

@@ -9,14 +9,18 @@ elif [ -z "${BASH_VERSION-}" ] && [ -n "${SAFEDEL_USER_ENV-}" ]; then
   . "${SAFEDEL_USER_ENV}"
 fi
 
-__safedel_home=@SAFEDEL_HOME@
-# bash outside posix mode and zsh accept function names with a slash; dash and
-# busybox sh do not, so the definitions are only parsed (by eval) where they work.
+# bash outside posix mode and zsh accept function names with a slash; dash and busybox
+# sh cannot even parse them, so they live in a file only those two shells source.
 if { [ -n "${BASH_VERSION-}" ] && ! \builtin shopt -qo posix; } || [ -n "${ZSH_VERSION-}" ]; then
-  for __safedel_tool in rm rmdir unlink find; do
-    for __safedel_dir in /bin /usr/bin; do
-      \builtin eval "function ${__safedel_dir}/${__safedel_tool} { \"\${__safedel_home}/bin/${__safedel_tool}\" \"\$@\"; }"
-    done
-  done
-  \builtin unset __safedel_tool __safedel_dir
+  . @SAFEDEL_HOME@/posix/paths.bash
 fi
+
+# An interactive dash or busybox sh started under the sh bootstrap inherits its turn
+# file; rotating it at each of this shell's prompts keeps one command line, one turn.
+case $- in
+  *i*)
+    if [ -z "${BASH_VERSION-}${ZSH_VERSION-}" ] && [ -n "${SAFEDEL_TURN_FILE-}" ]; then
+      . @SAFEDEL_HOME@/posix/turns.sh
+    fi
+    ;;
+esac

@@ -1,0 +1,44 @@
+# safedel completion for bash. Generated from the CLI by `python -m safedel.completions`;
+# do not edit. Completes commands and options from a table, with no process per TAB;
+# arguments and option values fall back to file names.
+__safedel_complete_table() {
+  case $1 in
+    'bootstrap') commands='' options='--help' values='' ;;
+    'doctor') commands='' options='--help --json' values='' ;;
+    'env') commands='' options='--help --shell --json --session --turn --tool-call --threshold --report --trash-dir --no-exempt' values='--shell --session --turn --tool-call --threshold --report --trash-dir' ;;
+    'guard approve') commands='' options='--help --session --turn --state-dir' values='--session --turn --state-dir' ;;
+    'guard reject') commands='' options='--help --session --turn --state-dir' values='--session --turn --state-dir' ;;
+    'guard reset') commands='' options='--help --session --turn --state-dir --all' values='--session --turn --state-dir' ;;
+    'guard signal') commands='' options='--help --session --turn --state-dir --tool-call' values='--session --turn --state-dir --tool-call' ;;
+    'guard status') commands='' options='--help --session --turn --state-dir --json' values='--session --turn --state-dir' ;;
+    'guard') commands='approve reject reset signal status' options='--help' values='' ;;
+    'list') commands='' options='--help --turn --session --since --report --json' values='--turn --session --since --report' ;;
+    'report') commands='' options='--help --json' values='' ;;
+    'restore') commands='' options='--help --turn --session --last --rename --overwrite --report' values='--turn --session --report' ;;
+    'rm') commands='' options='--help' values='' ;;
+    'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir' ;;
+    'shims') commands='' options='--help --dir' values='--dir' ;;
+    '') commands='bootstrap doctor env guard list report restore rm run shims' options='--help --install-completion --show-completion' values='' ;;
+    *) \builtin return 1 ;;
+  esac
+}
+
+__safedel_complete() {
+  \builtin local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+  \builtin local chain="" word index commands="" options="" values=""
+  for ((index = 1; index < COMP_CWORD; index++)); do
+    word=${COMP_WORDS[index]}
+    # After `--` comes a wrapped command (safedel run -- CMD): leave it to the default.
+    [[ $word == -- ]] && \builtin return 0
+    __safedel_complete_table "${chain:+$chain }$word" && chain="${chain:+$chain }$word"
+  done
+  __safedel_complete_table "$chain"
+  [[ " $values " == *" $prev "* ]] && \builtin return 0
+  if [[ $cur == -* ]]; then
+    COMPREPLY=($(\builtin compgen -W "$options" -- "$cur"))
+  elif [[ -n $commands ]]; then
+    COMPREPLY=($(\builtin compgen -W "$commands" -- "$cur"))
+  fi
+}
+
+\builtin complete -o default -F __safedel_complete safedel

@@ -1,0 +1,69 @@
+"""The bootstrap scripts: the environment contract rendered into each shell's template.
+
+Typer-free, so `safedel bootstrap SHELL` (run by every new interactive shell) can skip
+the CLI's imports; commands/bootstrap.py is its face for --help and completions.
+"""
+
+import os
+import sys
+
+from .. import __version__, environment, materialize
+from ..core.private import open_under
+from . import SHELLS, export_lines, powershell_prelude, render, shell_for_process
+
+
+def detect_shell(environ):
+    """The parent process's shell (we run inside its $(...)), else $SHELL's."""
+    try:
+        import psutil
+
+        parent = psutil.Process(os.getppid())
+        candidates = [parent.name(), *parent.cmdline()[:1]]
+    except Exception:  # noqa: BLE001 - no psutil answer just means: ask $SHELL
+        candidates = []
+    for name in [*candidates, environ.get("SHELL")]:
+        shell = shell_for_process(name)
+        if shell:
+            return shell
+    return None
+
+
+def script(shell, base, home):
+    """The rendered bootstrap for shell, given the caller's environment and shim home."""
+    values = environment.contract(base, home, environment.RunOptions())
+    # An interactive shell gets a new turn for each command line, never a fixed one.
+    del values["SAFEDEL_TURN"]
+    prefix = environment.new_turn_id()
+    if shell == "powershell":
+        python = os.path.realpath(sys.executable)
+        return powershell_prelude(python, values, prefix, __version__)
+    placeholders = {"TURN_PREFIX": prefix, "SAFEDEL_HOME": home}
+    if shell == "sh":
+        placeholders["TURN_FILE"] = turn_file(values["SAFEDEL_STATE_DIR"], prefix)
+    if shell == "zsh":
+        # The running zsh keeps its own ZDOTDIR; the hooks hand ours to child processes.
+        placeholders["ZDOTDIR"] = values.pop("ZDOTDIR")
+    raw = {"ENVIRONMENT": export_lines(shell, values)}
+    return render(shell, placeholders, raw)
+
+
+def turn_file(state_dir, prefix):
+    """A private file holding the sh session's current turn, which its prompt rotates."""
+    parts = ["shell-turns", prefix]
+    fd = open_under(state_dir, parts, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(f"{prefix}-0\n")
+    return os.path.join(state_dir, *parts)
+
+
+def main(argv):
+    """`safedel bootstrap [SHELL]` without typer; returns the exit status."""
+    shell = argv[0] if argv else detect_shell(os.environ)
+    if shell not in SHELLS:
+        wanted = ", ".join(SHELLS)
+        problem = f"unknown shell {shell!r}" if argv else "cannot tell which shell is calling"
+        sys.stderr.write(f"safedel bootstrap: {problem}; name one of: {wanted}\n")
+        return 2
+    sys.stdout.write(script(shell, os.environ, materialize.materialize()))
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,23 @@
+# safedel for interactive fish. In ~/.config/fish/config.fish:
+#   safedel bootstrap fish | source
+# It exports the shim environment and makes each command line its own turn. fish cannot
+# name a function /bin/rm, so absolute-path calls reach the real tool (a documented gap).
+# fish has no aliases to dodge, and `\b` is an escape here, so plain names are used.
+@ENVIRONMENT@
+# fish rotates SAFEDEL_TURN itself; a turn file inherited from an sh parent would win.
+set --erase SAFEDEL_TURN_FILE
+set --global __safedel_turn_prefix @TURN_PREFIX@
+set --query __safedel_turns; or set --global __safedel_turns 0
+
+function __safedel_next_turn
+    set --global __safedel_turns (math $__safedel_turns + 1)
+    set --global --export SAFEDEL_TURN "$__safedel_turn_prefix-$__safedel_turns"
+end
+
+# Defining the handler again replaces it, so sourcing twice still leaves one hook; fish
+# keeps $status across event handlers.
+function __safedel_preexec --on-event fish_preexec
+    __safedel_next_turn
+end
+
+__safedel_next_turn

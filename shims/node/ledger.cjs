@@ -1,0 +1,229 @@
+'use strict';
+// The per-turn bulk guard ledger (the same format and rule as safedel/core/guard.py): a
+// process appends its `take` line with one O_APPEND write, then reads the ledger; the
+// verdict is a pure function of the lines before its own, so no lock can go stale.
+
+const fs = require('fs');
+const pathPosix = require('path').posix;
+const { digest, openUnder } = require('./private.cjs');
+
+const ALLOW = 'allow';
+const CONFIRM = 'confirmRequired';
+const REJECTED = 'rejected';
+const PRUNE_AGE_MS = 24 * 3600 * 1000;
+const { O_RDWR, O_APPEND, O_CREAT } = fs.constants;
+const LEDGER_FLAGS = O_RDWR | O_APPEND | O_CREAT;
+const { writeSync, fstatSync, readSync, closeSync } = require('./originals.cjs');
+const { readdirSync, lstatSync, unlinkSync } = require('./originals.cjs');
+// The furthest point this process has already read, per ledger: { ino, offset, state }.
+const cursors = new Map();
+
+// Take ids are unique across processes (pid and a random part drawn once) and within
+// one (a counter); drawing random bytes per take costs more than the rest of it.
+let idPrefix = null;
+let idCounter = 0;
+
+function nextId() {
+  if (idPrefix === null) {
+    idPrefix = `${process.pid}.${require('crypto').randomBytes(6).toString('hex')}`;
+  }
+  idCounter += 1;
+  return `${idPrefix}.${idCounter}`;
+}
+
+class GuardError extends Error {}
+
+class TurnState {
+  constructor(mode = 'open', granted = 0) {
+    this.mode = mode;
+    this.granted = granted;
+  }
+
+  copy() {
+    return new TurnState(this.mode, this.granted);
+  }
+
+  // Apply one ledger record; return the verdict for a take, else null.
+  apply(record) {
+    if (record.op === 'take') {
+      const n = toInt(record.n);
+      const threshold = toInt(record.t);
+      if (this.mode === 'rejected') return REJECTED;
+      if (this.mode === 'approved' || this.granted + n <= threshold) {
+        this.granted += n;
+        return ALLOW;
+      }
+      return CONFIRM;
+    }
+    if (record.op === 'approve') this.mode = 'approved';
+    else if (record.op === 'reject') this.mode = 'rejected';
+    return null;
+  }
+}
+
+// Python's int() on what JSON can hold: whole numbers, truncated floats, numeric strings.
+function toInt(value) {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
+  if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)) return parseInt(value, 10);
+  throw new TypeError('not an integer');
+}
+
+function garbled() {
+  return new GuardError(
+    'the bulk-guard ledger is damaged; run `safedel guard reset`'
+  );
+}
+
+function parseLine(line) {
+  let record;
+  try {
+    record = JSON.parse(typeof line === 'string' ? line : line.toString('utf8'));
+  } catch {
+    throw garbled();
+  }
+  if (!record || typeof record !== 'object' || Array.isArray(record)) throw garbled();
+  if (typeof record.op !== 'string') throw garbled();
+  if (record.op === 'take') {
+    let n;
+    let t;
+    try {
+      n = toInt(record.n);
+      t = toInt(record.t);
+    } catch {
+      throw garbled();
+    }
+    if (!(n >= 0 && t > 0)) throw garbled();
+  }
+  return record;
+}
+
+// [[record, verdict or null]] for a sequence of ledger lines: the pure rule.
+function verdicts(lines) {
+  const state = new TurnState();
+  return lines.map((line) => {
+    const record = parseLine(line);
+    return [record, state.apply(record)];
+  });
+}
+
+function ledgerParts(session, turn) {
+  return ['bulk-guard', digest(session), digest(turn) + '.jsonl'];
+}
+
+function openLedger(settings) {
+  const parts = ledgerParts(settings.session, settings.turn);
+  try {
+    return openUnder(settings.stateDir, parts, LEDGER_FLAGS, false);
+  } catch (err) {
+    if (err.code !== 'ENOENT') {
+      throw new GuardError(`cannot open the bulk-guard ledger: ${err.message}`);
+    }
+  }
+  try {
+    prune(settings.stateDir);
+    return openUnder(settings.stateDir, parts, LEDGER_FLAGS, true);
+  } catch (err) {
+    throw new GuardError(`cannot open the bulk-guard ledger: ${err.message}`);
+  }
+}
+
+function readAt(fd, length, position) {
+  const data = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const read = readSync(fd, data, got, length - got, position + got);
+    if (read === 0) break;
+    got += read;
+  }
+  return data.subarray(0, got);
+}
+
+// Read the ledger from where this process left off: [offset, state, data]. The ledger
+// may have been reset and a new one given the same inode, so the cursor holds only if
+// this process's own unique last line still ends right at it; it is read in the same
+// pread as the rest, then checked.
+function readOn(fd, st, key) {
+  const cursor = cursors.get(key);
+  if (cursor && cursor.file === `${st.dev}:${st.ino}` && cursor.offset <= st.size) {
+    const from = cursor.offset - cursor.line.length;
+    const data = readAt(fd, st.size - from, from);
+    if (data.subarray(0, cursor.line.length).equals(cursor.line)) {
+      return [cursor.offset, cursor.state.copy(), data.subarray(cursor.line.length)];
+    }
+  }
+  return [0, new TurnState(), readAt(fd, st.size, 0)];
+}
+
+// Ask for n deletions in the current turn: { verdict, count, threshold }. Throws GuardError.
+function take(settings, n) {
+  const id = nextId();
+  const record = { op: 'take', id, n, t: settings.threshold, ts: Date.now() };
+  const own = Buffer.from(JSON.stringify(record) + '\n');
+  const key = `${settings.stateDir}\0${settings.session}\0${settings.turn}`;
+  const fd = openLedger(settings);
+  let data;
+  let offset;
+  let state;
+  let file;
+  try {
+    if (writeSync(fd, own) !== own.length) throw new Error('short write');
+    const st = fstatSync(fd);
+    file = `${st.dev}:${st.ino}`;
+    [offset, state, data] = readOn(fd, st, key);
+  } catch (err) {
+    throw new GuardError(`cannot use the bulk-guard ledger: ${err.message}`);
+  } finally {
+    closeSync(fd);
+  }
+  let start = 0;
+  while (start < data.length) {
+    let end = data.indexOf(0x0a, start);
+    end = end < 0 ? data.length : end + 1;
+    const line = data.subarray(start, end);
+    const verdict = state.apply(parseLine(line));
+    offset += end - start;
+    start = end;
+    if (line.equals(own)) {
+      cursors.set(key, { file, offset, line: own, state: state.copy() });
+      return { verdict, count: state.granted, threshold: settings.threshold };
+    }
+  }
+  throw new GuardError(
+    "the bulk-guard ledger lost this process's entry; run `safedel guard reset`"
+  );
+}
+
+// Remove ledgers and signal files untouched for 24 hours.
+function prune(stateDir) {
+  const cutoff = Date.now() - PRUNE_AGE_MS;
+  for (const top of ['bulk-guard', 'signals']) {
+    const root = pathPosix.join(stateDir, top);
+    let sessions;
+    try {
+      sessions = readdirSync(root);
+    } catch {
+      continue;
+    }
+    for (const session of sessions) {
+      const dir = pathPosix.join(root, session);
+      let names;
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const file = pathPosix.join(dir, name);
+        try {
+          const st = lstatSync(file);
+          if (st.isFile() && st.mtimeMs < cutoff) unlinkSync(file);
+        } catch {
+          // Gone already, or not ours to remove.
+        }
+      }
+    }
+  }
+}
+
+module.exports = { ALLOW, CONFIRM, REJECTED, GuardError, TurnState, verdicts, parseLine, take };

