@@ -135,6 +135,26 @@ GAPS = [
     (["bash", "-c", "exec /bin/rm -rf d"], "exec /bin/rm"),
     (["env", "-i", "/usr/bin/rm", "-rf", "d"], "env -i"),
     (["busybox", "rm", "-rf", "d"], "busybox rm"),
+    (["bash", "--posix", "-c", "/bin/rm -rf d"], "`/bin/rm` in bash in POSIX mode"),
+    (["perl", "-e", "unlink 'd/sub/f.txt'; rmdir 'd/sub'; rmdir 'd'"], "`perl -e unlink`"),
+    (
+        [
+            "node",
+            "-e",
+            "require('child_process').execFileSync(process.execPath,"
+            " ['-e', \"require('fs').rmSync('d', {recursive: true})\"], {env: {}})",
+        ],
+        "Node children started with `env: {}`",
+    ),
+    (
+        [
+            "node",
+            "-e",
+            "const b = process.binding('fs');"
+            " b.unlink('d/sub/f.txt'); b.rmdir('d/sub'); b.rmdir('d')",
+        ],
+        "`process.binding('fs')`",
+    ),
 ]
 
 
