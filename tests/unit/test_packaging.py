@@ -1,5 +1,6 @@
 """The wheel carries everything `safedel shims` materialises, dotfiles included."""
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -9,9 +10,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_wheel_ships_shims_templates_and_zsh_dotfiles(tmp_path):
+    source = tmp_path / "source"  # a copy, so the build leaves nothing in the work tree
+    for name in ("pyproject.toml", "README.md", "safedel", "shims"):
+        copy = shutil.copytree if (REPO / name).is_dir() else shutil.copy
+        copy(REPO / name, source / name)
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
-        + ["-w", str(tmp_path), str(REPO)],
+        + ["-w", str(tmp_path), str(source)],
         check=True,
         capture_output=True,
     )
