@@ -11,6 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_wheel_ships_shims_templates_and_zsh_dotfiles(tmp_path):
     source = tmp_path / "source"  # a copy, so the build leaves nothing in the work tree
+    source.mkdir()
     for name in ("pyproject.toml", "README.md", "safedel", "shims"):
         copy = shutil.copytree if (REPO / name).is_dir() else shutil.copy
         copy(REPO / name, source / name)
