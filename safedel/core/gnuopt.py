@@ -45,6 +45,22 @@ class Tool:
     def try_help(self):
         _write_all(2, b"Try '" + self.prog + b" --help' for more information.\n")
 
+    def run(self, body):
+        """Run body(), the tool's whole life, and return its exit status: an Exit's
+        status, body's own, or 1 if anything failed. stdout is flushed whatever happens."""
+        try:
+            status = body()
+        except Exit as done:
+            return done.status
+        finally:
+            try:
+                sys.stdout.flush()
+            except (OSError, ValueError):
+                pass
+        if status is not None:
+            return status
+        return 1 if self.failed else 0
+
     def usage_error(self, message=None):
         if message is not None:
             self.err(message)

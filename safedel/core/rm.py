@@ -128,40 +128,32 @@ def leading_hyphen_hint(tool, argv):
 def run(argv, runtime="rm", name="rm"):
     """rm's whole life: parse, prompt, plan, trash. Returns the exit status."""
     tool = gnuopt.Tool(name)
+    return tool.run(lambda: _rm(tool, argv, runtime))
+
+
+def _rm(tool, argv, runtime):
     opts = Options()
     try:
-        try:
-            files = gnuopt.parse(
-                tool, argv, SHORT, LONG, lambda o, v: opts.handle(tool, argv, o, v)
-            )
-        except gnuopt.UsageError as exc:
-            tool.err(exc.message)
-            leading_hyphen_hint(tool, argv)
-            tool.usage_error()
-        if not files:
-            if opts.ignore_missing:
-                return 0
-            tool.usage_error(b"missing operand")
-        if opts.recursive and opts.preserve_root:
-            opts.root = os.lstat("/")
-        if opts.prompt_once and (opts.recursive or len(files) > 3):
-            count = len(files)
-            plural = b"" if count == 1 else b"s"
-            how = b" recursively" if opts.recursive else b""
-            sys.stderr.buffer.write(
-                b"%s: remove %d argument%s%s? " % (tool.prog, count, plural, how)
-            )
-            sys.stderr.flush()
-            if not gnuopt.yesno():
-                return 0
-            opts.interactive = NEVER
-        plan = rmwalk.Walker(tool, opts).plan([os.fsencode(f) for f in files])
-        rmtrash.apply(tool, runtime, plan, opts)
-    except gnuopt.Exit as done:
-        return done.status
-    finally:
-        try:
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass
-    return 1 if tool.failed else 0
+        files = gnuopt.parse(tool, argv, SHORT, LONG, lambda o, v: opts.handle(tool, argv, o, v))
+    except gnuopt.UsageError as exc:
+        tool.err(exc.message)
+        leading_hyphen_hint(tool, argv)
+        tool.usage_error()
+    if not files:
+        if opts.ignore_missing:
+            return 0
+        tool.usage_error(b"missing operand")
+    if opts.recursive and opts.preserve_root:
+        opts.root = os.lstat("/")
+    if opts.prompt_once and (opts.recursive or len(files) > 3):
+        count = len(files)
+        plural = b"" if count == 1 else b"s"
+        how = b" recursively" if opts.recursive else b""
+        sys.stderr.buffer.write(b"%s: remove %d argument%s%s? " % (tool.prog, count, plural, how))
+        sys.stderr.flush()
+        if not gnuopt.yesno():
+            return 0
+        opts.interactive = NEVER
+    plan = rmwalk.Walker(tool, opts).plan([os.fsencode(f) for f in files])
+    rmtrash.apply(tool, runtime, plan, opts)
+    return None

@@ -200,7 +200,7 @@ def _plan_unlink(tool, files):
 
 
 def _main(tool, argv, short, long, handle, plan, runtime):
-    try:
+    def body():
         try:
             operands = gnuopt.parse(tool, argv, short, long, handle)
         except gnuopt.UsageError as exc:
@@ -209,11 +209,5 @@ def _main(tool, argv, short, long, handle, plan, runtime):
             tool.usage_error(b"missing operand")
         items, what = plan([os.fsencode(o) for o in operands])
         rmtrash.apply(tool, runtime, items, None, what)
-    except gnuopt.Exit as done:
-        return done.status
-    finally:
-        try:
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass
-    return 1 if tool.failed else 0
+
+    return tool.run(body)
