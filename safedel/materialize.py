@@ -7,11 +7,11 @@ race, one rename wins and the other discards its copy.
 """
 
 import os
-import shutil
 import sys
 import zlib
 
 from . import __version__, shims
+from .core import settings as core_settings
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # Asked of the package itself: an editable install maps safedel.shims to the top-level
@@ -31,10 +31,10 @@ LAYOUT = (
 SKIP = ("__pycache__", "ruff.toml", "__init__.pyc")
 
 
-def default_root():
-    from platformdirs import user_cache_dir
-
-    return os.path.join(user_cache_dir("safedel"), "shims")
+def default_root(environ=None):
+    """The user cache dir's shims/ (platformdirs' answer, without importing it)."""
+    environ = os.environ if environ is None else environ
+    return os.path.join(core_settings.user_dir("cache", environ), "shims")
 
 
 def _sources():
@@ -109,6 +109,8 @@ def materialize(root=None):
                 raise
     finally:
         if os.path.isdir(staging):
+            import shutil  # only on this failure path: it is slow to import
+
             shutil.rmtree(staging, ignore_errors=True)
     return home
 

@@ -4,12 +4,14 @@ This module is the fast path: it imports neither typer nor rich, so wrapping a
 command costs little more than starting Python.
 """
 
-import json
 import os
-import signal
-import subprocess
 import sys
 import time
+
+try:  # the C module: `signal` itself imports enum, a tenth of `safedel run`'s cost
+    import _signal as signal
+except ImportError:
+    import signal
 
 from . import environment, materialize
 from .core import report
@@ -134,6 +136,8 @@ def execute(options, command):
             "guard": guard_signal and {k: guard_signal[k] for k in ("type", "payload")},
         }
         with open(options["result"], "w", encoding="utf-8") as handle:
+            import json  # only for --result: json pulls in re, enum and functools
+
             json.dump(result, handle, indent=2)
             handle.write("\n")
     return exit_code
@@ -153,28 +157,66 @@ def _summarise(trashed, refused, turn):
 
 def _spawn(command, env):
     """Run command; return (exit code, signal name or None), like a shell would."""
+    child = {}
+    previous = _forward_signals(child)  # before the child exists: no signal slips by
     try:
-        child = subprocess.Popen(command, env=env)
-    except FileNotFoundError:
-        sys.stderr.write(f"safedel: {command[0]}: command not found\n")
-        return 127, None
-    except OSError as exc:
-        sys.stderr.write(f"safedel: {command[0]}: {exc.strerror or exc}\n")
-        return 126, None
-    previous = _forward_signals(child)
-    try:
-        while True:
-            try:
-                code = child.wait()
-                break
-            except KeyboardInterrupt:
-                continue
+        try:
+            child["pid"] = _start(command, env, previous)
+        except FileNotFoundError:
+            sys.stderr.write(f"safedel: {command[0]}: command not found\n")
+            return 127, None
+        except OSError as exc:
+            sys.stderr.write(f"safedel: {command[0]}: {exc.strerror or exc}\n")
+            return 126, None
+        status = _wait(child["pid"])
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    if code < 0:
-        return 128 - code, signal.Signals(-code).name
-    return code, None
+    if status < 0:
+        return 128 - status, _signal_name(-status)
+    return status, None
+
+
+def _signal_name(number):
+    names = [n for n in dir(signal) if n.startswith("SIG") and not n.startswith("SIG_")]
+    return next((n for n in sorted(names) if getattr(signal, n) == number), str(number))
+
+
+def _start(command, env, previous):
+    """posix_spawn with the child's own PATH (subprocess would cost more to import
+    than the rest of `safedel run`). The child gets default handlers for what safedel
+    handles itself, and for SIGPIPE/SIGXFSZ that Python ignores, as subprocess does."""
+    if not hasattr(os, "posix_spawn"):
+        import subprocess
+
+        return subprocess.Popen(command, env=env)
+    program = _which(command[0], env.get("PATH", os.defpath))
+    reset = {s for s, h in previous.items() if h is not signal.SIG_IGN}
+    reset |= {getattr(signal, n) for n in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, n)}
+    return os.posix_spawn(program, command, env, setsigdef=reset)
+
+
+def _which(name, path):
+    if os.sep in name:
+        return name
+    for directory in path.split(os.pathsep):
+        candidate = os.path.join(directory or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    raise FileNotFoundError(name)
+
+
+def _wait(pid):
+    if not isinstance(pid, int):  # a Popen, where posix_spawn is missing
+        return pid.wait()
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            return os.waitstatus_to_exitcode(status)
+        except KeyboardInterrupt:
+            continue
+        except ChildProcessError:
+            return 0
 
 
 def _forward_signals(child):
@@ -190,9 +232,12 @@ def _forward_signals(child):
             handler = signal.SIG_IGN
         else:
 
-            def handler(num, _frame, pid=child.pid):
+            def handler(num, _frame):
+                pid = child.get("pid")
+                if pid is None:
+                    return
                 try:
-                    os.kill(pid, num)
+                    os.kill(pid if isinstance(pid, int) else pid.pid, num)
                 except OSError:
                     pass
 

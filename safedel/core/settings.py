@@ -58,16 +58,30 @@ def parse_threshold(raw, origin="SAFEDEL_THRESHOLD"):
     return DEFAULT_THRESHOLD
 
 
-def default_state_dir(environ):
-    """platformdirs.user_state_dir('safedel'), computed without platformdirs."""
+# platformdirs' user_state_dir / user_cache_dir for "safedel", computed here because the
+# shims cannot import platformdirs and `safedel run` should not pay for importing it.
+# (Windows: LOCALAPPDATA, macOS: a folder under ~/Library, elsewhere: XDG or ~/.x.)
+_USER_DIRS = {
+    "state": (("safedel", "safedel"), ("Application Support", "safedel"), "XDG_STATE_HOME"),
+    "cache": (("safedel", "safedel", "Cache"), ("Caches", "safedel"), "XDG_CACHE_HOME"),
+}
+_XDG_DEFAULTS = {"XDG_STATE_HOME": (".local", "state"), "XDG_CACHE_HOME": (".cache",)}
+
+
+def user_dir(kind, environ):
+    windows, macos, xdg = _USER_DIRS[kind]
     home = os.path.expanduser("~")
     if sys.platform == "win32":
         base = environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
-        return os.path.join(base, "safedel", "safedel")
+        return os.path.join(base, *windows)
     if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Application Support", "safedel")
-    base = environ.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
+        return os.path.join(home, "Library", *macos)
+    base = environ.get(xdg) or os.path.join(home, *_XDG_DEFAULTS[xdg])
     return os.path.join(base, "safedel")
+
+
+def default_state_dir(environ):
+    return user_dir("state", environ)
 
 
 def config_path(environ):
