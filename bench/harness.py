@@ -1,0 +1,203 @@
+"""Timing machinery: an isolated user per workload, timed spawns, A B A B rounds.
+
+Every workload runs as its own user (HOME, trash, guard state, report) with a work tree
+that is *not* under the exempt temp dir, so what is timed is the guarded, trashing path
+and never the exemption.
+"""
+
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from safedel import environment
+
+# The interpreter itself, not a version manager's shim script in front of it.
+PYTHON = os.path.realpath(sys.executable)
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Variables of an outer `safedel run` or bootstrap that must not leak into a workload.
+HOOK_VARS = ("BASH_ENV", "ENV", "ZDOTDIR", "NODE_OPTIONS", "PYTHONPATH", "PYTHONSTARTUP")
+# Dropped too: with it every Python child recompiles its imports on each start, which
+# a usual machine does not do (it caches bytecode), so every Python row would be off.
+NOT_PASSED = (*HOOK_VARS, "PYTHONDONTWRITEBYTECODE")
+HIGH_THRESHOLD = 99999
+
+
+class WorkloadError(Exception):
+    """A candidate could not be measured; its row says why instead of showing numbers."""
+
+
+def script(name):
+    return os.path.join(HERE, name)
+
+
+def tool(name):
+    """The absolute path of a tool, or None: spawns below do no PATH search."""
+    if os.path.isabs(name):
+        return name if os.access(name, os.X_OK) else None
+    return shutil.which(name)
+
+
+class Sandbox:
+    """One workload's private user, under the run's root directory."""
+
+    def __init__(self, root, name, shim_home):
+        self.root = os.path.join(root, name)
+        self.home = os.path.join(self.root, "home")
+        self.work = os.path.join(self.root, "work")
+        self.tmpdir = os.path.join(self.root, "tmpdir")
+        self.state = os.path.join(self.root, "state")
+        self.report = os.path.join(self.root, "report.jsonl")
+        self.shim_home = shim_home
+        for path in (self.home, self.work, self.tmpdir, self.state):
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        self.trash = os.path.join(self.home, ".local", "share", "Trash")
+        self.turns = 0
+
+    def base_env(self):
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith("SAFEDEL_") and key not in NOT_PASSED
+        }
+        share = os.path.join(self.home, ".local", "share")
+        env.update(
+            HOME=self.home,
+            XDG_DATA_HOME=share,
+            XDG_STATE_HOME=os.path.join(self.home, ".local", "state"),
+            XDG_CONFIG_HOME=os.path.join(self.home, ".config"),
+            XDG_CACHE_HOME=os.path.join(self.home, ".cache"),
+            TMPDIR=self.tmpdir,
+            SAFEDEL_STATE_DIR=self.state,
+            SAFEDEL_REPORT=self.report,
+            SAFEDEL_PROMPT="0",
+        )
+        return env
+
+    def shim_env(self, threshold=HIGH_THRESHOLD, fresh_turn=False):
+        """What `safedel run` gives a child; the exempt dir is this sandbox's TMPDIR."""
+        if fresh_turn:
+            self.turns += 1
+        options = environment.RunOptions(
+            session="bench", turn=f"turn-{self.turns}", threshold=threshold
+        )
+        return environment.child_environment(self.base_env(), self.shim_home, options)
+
+    def inactive_env(self):
+        """The hooks in place (PYTHONPATH, NODE_OPTIONS) but SAFEDEL_ACTIVE unset."""
+        env = self.shim_env()
+        del env["SAFEDEL_ACTIVE"]
+        return env
+
+    def trashed(self):
+        files = os.path.join(self.trash, "files")
+        return sorted(os.listdir(files)) if os.path.isdir(files) else []
+
+    def close(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def timed_spawn(argv, env, errors):
+    """Wall time of one run of argv, spawn to reap; stderr goes to the file errors."""
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, errors, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+    ]
+    start = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
+    _, status = os.waitpid(pid, 0)
+    elapsed = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise WorkloadError(f"{os.path.basename(argv[0])} exited {code}: {tail(errors)}")
+    return elapsed
+
+
+def run_json(argv, env, timeout=600):
+    """Run a measuring child script; it prints one JSON object on its last line."""
+    done = subprocess.run(argv, env=env, capture_output=True, timeout=timeout)
+    if done.returncode != 0:
+        text = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise WorkloadError(f"exited {done.returncode}: {text[-1] if text else 'no message'}")
+    lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, ValueError):
+        raise WorkloadError("printed no measurement") from None
+
+
+def tail(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().strip().splitlines()
+    except OSError:
+        return "no message"
+    return lines[-1][:200] if lines else "no message"
+
+
+def interleave(candidates, rounds, warmup=1, rotate=True):
+    """Run each candidate once per round, A B A B ..., rotating who goes first.
+
+    candidates maps a name to a callable returning seconds, or a list of per-call
+    seconds; it does its own untimed set-up. rotate=False keeps their order, for
+    set-ups that depend on it. Returns name -> list of samples, or name ->
+    WorkloadError for a candidate that failed (it is dropped from later rounds; the
+    others go on).
+    """
+    names = list(candidates)
+    results = {name: [] for name in names}
+    for index in range(warmup + rounds):
+        shift = index % len(names) if rotate else 0
+        for name in names[shift:] + names[:shift]:
+            if isinstance(results[name], WorkloadError):
+                continue
+            try:
+                seconds = candidates[name]()
+            except WorkloadError as exc:
+                results[name] = exc
+                continue
+            if index >= warmup:
+                results[name].extend(seconds if isinstance(seconds, list) else [seconds])
+    return results
+
+
+class Stats:
+    """Median, p99, min and max of a sample list, in seconds."""
+
+    def __init__(self, samples):
+        ordered = sorted(samples)
+        self.n = len(ordered)
+        self.median = statistics.median(ordered)
+        self.p99 = ordered[min(self.n - 1, math.ceil(0.99 * self.n) - 1)]
+        self.min = ordered[0]
+        self.max = ordered[-1]
+
+
+def make_tree(top, dirs, files_per_dir):
+    """dirs x files_per_dir empty files under top (untimed set-up)."""
+    os.mkdir(top)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    for d in range(dirs):
+        sub = os.path.join(top, f"d{d:04d}")
+        os.mkdir(sub)
+        for f in range(files_per_dir):
+            os.close(os.open(os.path.join(sub, f"f{f:05d}"), flags, 0o644))
+
+
+def default_parent():
+    """The user's cache dir: a real home trash lives on the home's filesystem, which
+    need not be the one under /tmp (often a tmpfs, with other costs)."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return cache
+
+
+def new_root(parent=None):
+    parent = parent or default_parent()
+    os.makedirs(parent, mode=0o700, exist_ok=True)
+    return tempfile.mkdtemp(prefix="safedel-bench-", dir=parent)
