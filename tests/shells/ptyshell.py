@@ -50,12 +50,33 @@ class Terminal:
             self.send("exit\n")
         except OSError:
             pass
-        try:
-            os.kill(self.pid, signal.SIGHUP)
-        except ProcessLookupError:
-            pass
-        os.waitpid(self.pid, 0)
+        # The shell gets time to run its hooks and leave on its own; one that does not
+        # (or is wedged) is hung up on, then killed: a test must never hang.
+        if not self._reaped(5.0):
+            for sig, grace in ((signal.SIGHUP, 5.0), (signal.SIGKILL, 30.0)):
+                try:
+                    os.kill(self.pid, sig)
+                except ProcessLookupError:
+                    break
+                if self._reaped(grace):
+                    break
         os.close(self.fd)
+
+    def _reaped(self, grace):
+        for _ in range(int(grace * 20)):
+            try:
+                pid, _status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return True
+            if pid:
+                return True
+            # Drain the terminal so a shell blocked writing to it can go on.
+            if select.select([self.fd], [], [], 0.05)[0]:
+                try:
+                    self.output += os.read(self.fd, 65536)
+                except OSError:
+                    pass
+        return False
 
     def send(self, text):
         os.write(self.fd, text.encode())
