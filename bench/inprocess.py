@@ -71,12 +71,7 @@ def _run(table, loops, missing, profile, create_row):
     timed = {name: loop for name, loop in loops.items() if name not in missing}
     results = interleave(timed, profile.loop_rounds, profile.warmup)
     results[create_row] = [s for loop in timed.values() for s in loop.creates[profile.warmup :]]
-    for row in table:
-        if row.subject in missing:
-            row.unavailable(missing[row.subject])
-        else:
-            row.measured(results[row.subject])
-    return rows.settle(table)
+    return rows.fill(table, results, missing)
 
 
 def run_python(profile, root, shim_home):

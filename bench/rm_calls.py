@@ -108,11 +108,6 @@ def run(profile, root, shim_home):
             missing[SHIM_VS_TRASH_PUT] = missing[SHIM]
         else:
             results[SHIM_VS_TRASH_PUT] = results[SHIM]
-        for row in table:
-            if row.subject in missing:
-                row.unavailable(missing[row.subject])
-            else:
-                row.measured(results[row.subject])
-        return rows.settle(table)
+        return rows.fill(table, results, missing)
     finally:
         sandbox.close()

@@ -103,6 +103,16 @@ class Row:
         return self
 
 
+def fill(table, results, missing):
+    """Put each row's measurements in (or why it has none), then settle the table."""
+    for row in table:
+        if row.subject in missing:
+            row.unavailable(missing[row.subject])
+        else:
+            row.measured(results[row.subject])
+    return settle(table)
+
+
 def settle(rows):
     """Give each row of a workload its comparison, limit and mark."""
     by_subject = {row.subject: row for row in rows}

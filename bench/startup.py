@@ -18,6 +18,8 @@ NODE_INACTIVE = "node -e 0, preload, inactive"
 NODE_ACTIVE = "node -e 0, preload, active"
 RUN = "safedel run -- true"
 TRUE = "true"
+# What the interpreter behind the safedel script costs before safedel does anything.
+INTERPRETER = "python -c pass (the interpreter safedel runs on, site included)"
 
 
 def python_rows():
@@ -43,6 +45,7 @@ def run_rows():
     return [
         rows.Row(workload, RUN, "per run", rows.plus(TRUE, 0.080)),
         rows.Row(workload, TRUE, "per run", anchor_of=RUN),
+        rows.Row(workload, INTERPRETER, "per start", anchor_of=RUN),
     ]
 
 
@@ -54,12 +57,7 @@ def _measure(table, plans, missing, rounds, warmup, sandbox):
         if name not in missing
     }
     results = interleave(timers, rounds, warmup)
-    for row in table:
-        if row.subject in missing:
-            row.unavailable(missing[row.subject])
-        else:
-            row.measured(results[row.subject])
-    return rows.settle(table)
+    return rows.fill(table, results, missing)
 
 
 def run_python(profile, root, shim_home):
@@ -113,16 +111,29 @@ def safedel_command():
     return [beside] if os.access(beside, os.X_OK) else [PYTHON, "-m", "safedel"]
 
 
+def _script_interpreter():
+    """The interpreter named in the safedel script's #! line (else this one)."""
+    command = safedel_command()
+    if len(command) == 1:
+        with open(command[0], "rb") as handle:
+            first = handle.readline()
+        if first.startswith(b"#!"):
+            return os.fsdecode(first[2:].split()[0])
+    return PYTHON
+
+
 def run_safedel_run(profile, root, shim_home):
     sandbox = Sandbox(root, "safedel-run", shim_home)
     try:
         true = tool("true")
         missing = {} if true else dict.fromkeys((RUN, TRUE), "true is not installed")
+        interpreter = _script_interpreter()
         # safedel run materialises its own shim home under this sandbox's cache on its
         # first call, once per user; that call is always an untimed warm-up.
         plans = {
             RUN: ([*safedel_command(), "run", "--", true or ""], sandbox.base_env()),
             TRUE: ([true or ""], sandbox.base_env()),
+            INTERPRETER: ([interpreter, "-c", "pass"], sandbox.base_env()),
         }
         return _measure(run_rows(), plans, missing, profile.run_rounds, 1, sandbox)
     finally:

@@ -59,7 +59,11 @@ EXPECTED = {
         "authorize, 16 concurrent processes",
         "loop without authorize, 16 concurrent processes",
     ],
-    "safedel run": ["safedel run -- true", "true"],
+    "safedel run": [
+        "safedel run -- true",
+        "true",
+        "python -c pass (the interpreter safedel runs on, site included)",
+    ],
 }
 
 
