@@ -70,3 +70,21 @@ def test_cpython_own_tests_pass_the_same_with_the_shim(sandbox, python):
     # It really ran through the shim: the tests' deletions went to the trash.
     assert len(trashed_paths(sandbox)) >= 20
     assert sandbox.trashed_names()
+
+
+@ALL_PYTHONS
+def test_cpython_own_tests_pass_list_matches_exactly_as_shipped(sandbox, python):
+    """As shipped, the temp dir CPython's tests work in is exempt: the shim is loaded and
+    every patched function is the wrapper, and the pass lists must be identical."""
+    python = require(python)
+    if not has_test_suite(python):
+        message = f"{python} has no Lib/test (Debian: libpython3.11-testsuite)"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    bare, _ = run_selection(sandbox, python, sandbox.base_env(), "bare")
+    shimmed, done = run_selection(sandbox, python, sandbox.shim_env(), "shipped")
+    passed_bare = {name for name, outcome in bare.items() if outcome == "passed"}
+    passed_shimmed = {name for name, outcome in shimmed.items() if outcome == "passed"}
+    assert len(passed_bare) >= 15
+    assert passed_bare == passed_shimmed, done.stdout[-4000:]
