@@ -18,7 +18,7 @@ __safedel_complete_table() {
     'rm') commands='' options='--help' values='' ;;
     'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir' ;;
     'shims') commands='' options='--help --dir' values='--dir' ;;
-    '') commands='bootstrap doctor env guard list report restore rm run shims' options='--help --install-completion --show-completion' values='' ;;
+    '') commands='bootstrap doctor env guard list report restore rm run shims' options='--help' values='' ;;
     *) \builtin return 1 ;;
   esac
 }

@@ -101,5 +101,3 @@ complete -c safedel -n '__safedel_at \'\'' -f -a 'rm' -d 'Remove files like GNU 
 complete -c safedel -n '__safedel_at \'\'' -f -a 'run' -d 'Run COMMAND so that every deletion it makes goes to the trash.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'shims' -d 'Materialise the shims (bin/, python/, node/, hooks) and print their...'
 complete -c safedel -n '__safedel_at \'\'' -l 'help' -d 'Show help and exit.'
-complete -c safedel -n '__safedel_at \'\'' -l 'install-completion' -d 'Install completion for the current shell.'
-complete -c safedel -n '__safedel_at \'\'' -l 'show-completion' -d 'Show completion for the current shell, to copy it or customize the installation.'

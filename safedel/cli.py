@@ -11,7 +11,7 @@ app = typer.Typer(
     name="safedel",
     help="Make deletion recoverable: deletions go to the trash, with a per-turn bulk guard.",
     no_args_is_help=True,
-    add_completion=True,
+    add_completion=False,  # completions/ holds static scripts; see the README
     pretty_exceptions_enable=False,
 )
 app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})(
