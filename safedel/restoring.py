@@ -10,6 +10,7 @@ import os
 import stat
 
 from .core import report, trash
+from .noreplace import rename_noreplace
 
 REFUSE, RENAME, OVERWRITE = "refuse", "rename", "overwrite"
 
@@ -66,9 +67,7 @@ def restore(item, conflict=REFUSE, trash_dir=None):
     shown = os.fsdecode(target)
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        if os.path.lexists(target):  # appeared since destination() looked
-            raise FileExistsError(errno.EEXIST, "it appeared while restoring", shown)
-        os.rename(item.file_path, target)
+        rename_noreplace(item.file_path, target)  # something may have appeared there
     except OSError as exc:
         if exc.errno == errno.EXDEV:
             reason = f"{shown} is on another device than the trash, and safedel never copies"
