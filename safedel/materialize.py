@@ -12,6 +12,7 @@ import zlib
 
 from . import __version__, shims
 from .core import settings as core_settings
+from .shells import quote_sh
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # Asked of the package itself: an editable install maps safedel.shims to the top-level
@@ -62,11 +63,7 @@ def placeholders(home):
     }
 
 
-def _quote_sh(value):
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
-QUOTERS = {"python": repr, "sh": _quote_sh}
+QUOTERS = {"python": repr, "sh": quote_sh}
 
 
 def shebang(python):

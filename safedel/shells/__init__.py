@@ -5,7 +5,6 @@ that template's language, so a path with spaces, quotes or `$` stays one literal
 """
 
 import os
-import shutil
 import sys
 
 from .. import __version__
@@ -108,6 +107,8 @@ def powershell_prelude(python, environment=None, turn_prefix=None, version=""):
 
 def powershell_executable():
     """pwsh (PowerShell 7) where installed, else Windows PowerShell 5.1."""
+    import shutil  # here, not at the top: `safedel run` imports this package
+
     return shutil.which("pwsh") or shutil.which("powershell") or "pwsh"
 
 
