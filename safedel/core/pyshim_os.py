@@ -108,14 +108,24 @@ def _error(code, path):
     return OSError(code, os.strerror(code), path)
 
 
-def remove_file(original, path, dir_fd):
-    """os.remove and os.unlink: a directory is EISDIR, `x/` on a non-directory ENOTDIR."""
+def _prepare(original, path, dir_fd, event):
+    """None when the original should run (shim off, or an exempt path); otherwise
+    (settings, target, lstat result, had a trailing slash), after the audit event."""
     plan = judge(original.__name__, path, dir_fd)
     if plan is None or plan[2]:
-        return original(path, dir_fd=dir_fd)
+        return None
     conf, target, _ = plan
-    sys.audit("os.remove", path, dir_fd)
+    sys.audit(event, path, dir_fd)
     st, had_slash = paths.lstat_stripped(target, path)
+    return conf, target, st, had_slash
+
+
+def remove_file(original, path, dir_fd):
+    """os.remove and os.unlink: a directory is EISDIR, `x/` on a non-directory ENOTDIR."""
+    prepared = _prepare(original, path, dir_fd, "os.remove")
+    if prepared is None:
+        return original(path, dir_fd=dir_fd)
+    conf, target, st, had_slash = prepared
     if stat.S_ISDIR(st.st_mode):
         raise _error(errno.EISDIR if _IS_LINUX else errno.EPERM, path)
     if had_slash:
@@ -125,12 +135,10 @@ def remove_file(original, path, dir_fd):
 
 def remove_dir(original, path, dir_fd):
     """os.rmdir: only an empty directory, never through a symlink, never `.`."""
-    plan = judge(original.__name__, path, dir_fd)
-    if plan is None or plan[2]:
+    prepared = _prepare(original, path, dir_fd, "os.rmdir")
+    if prepared is None:
         return original(path, dir_fd=dir_fd)
-    conf, target, _ = plan
-    sys.audit("os.rmdir", path, dir_fd)
-    st, _ = paths.lstat_stripped(target, path)
+    conf, target, st, _ = prepared
     if not stat.S_ISDIR(st.st_mode):
         raise _error(errno.ENOTDIR, path)
     last = paths.last_component(target)

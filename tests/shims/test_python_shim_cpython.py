@@ -32,6 +32,17 @@ def has_test_suite(python):
     return done.returncode == 0
 
 
+def require_test_suite(python):
+    """python's path, once it is known to have Lib/test (a skip, or a failure in CI)."""
+    python = require(python)
+    if not has_test_suite(python):
+        message = f"{python} has no Lib/test (Debian: libpython3.11-testsuite)"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    return python
+
+
 def run_selection(sandbox, python, env, tag):
     """{test id: outcome} for CPython's tests, from regrtest's JUnit XML."""
     report = sandbox.root / f"junit-{tag}.xml"
@@ -51,12 +62,7 @@ def run_selection(sandbox, python, env, tag):
 
 @ALL_PYTHONS
 def test_cpython_own_tests_pass_the_same_with_the_shim(sandbox, python):
-    python = require(python)
-    if not has_test_suite(python):
-        message = f"{python} has no Lib/test (Debian: libpython3.11-testsuite)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+    python = require_test_suite(python)
     bare, _ = run_selection(sandbox, python, sandbox.base_env(), "bare")
     env = sandbox.shim_env(threshold=99999, SAFEDEL_EXEMPT="")
     shimmed, done = run_selection(sandbox, python, env, "shimmed")
@@ -76,12 +82,7 @@ def test_cpython_own_tests_pass_the_same_with_the_shim(sandbox, python):
 def test_cpython_own_tests_pass_list_matches_exactly_as_shipped(sandbox, python):
     """As shipped, the temp dir CPython's tests work in is exempt: the shim is loaded and
     every patched function is the wrapper, and the pass lists must be identical."""
-    python = require(python)
-    if not has_test_suite(python):
-        message = f"{python} has no Lib/test (Debian: libpython3.11-testsuite)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+    python = require_test_suite(python)
     bare, _ = run_selection(sandbox, python, sandbox.base_env(), "bare")
     shimmed, done = run_selection(sandbox, python, sandbox.shim_env(), "shipped")
     passed_bare = {name for name, outcome in bare.items() if outcome == "passed"}
