@@ -2,7 +2,7 @@
 
 import typer
 
-from .commands import bootstrap, doctor, env, guard, report, restore, run, shims
+from .commands import bootstrap, doctor, env, guard, report, restore, run, shims, workspace
 from .commands import list as list_cmd
 from .commands import rm as rm_cmd
 from .commands import trash as trash_cmd
@@ -24,6 +24,7 @@ app.command()(restore.restore)
 app.command()(report.report)
 app.command()(doctor.doctor)
 app.add_typer(guard.app, name="guard")
+app.add_typer(workspace.app, name="workspace")
 app.command()(bootstrap.bootstrap)
 app.command(name="trash", hidden=True)(trash_cmd.trash)
 app.command(name="rm", context_settings=rm_cmd.RAW_ARGS)(rm_cmd.rm)

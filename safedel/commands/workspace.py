@@ -1,0 +1,142 @@
+"""`safedel workspace`: the folders deletions may happen in without a question."""
+
+import json
+import os
+from typing import Annotated, Optional
+
+import typer
+
+from ..core import settings, workspace, workspace_files
+
+app = typer.Typer(
+    name="workspace",
+    help="Workspace roots: list them, add a folder, remove one.",
+    no_args_is_help=True,
+)
+Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
+Session = Annotated[Text, typer.Option(help="Session id (default: $SAFEDEL_SESSION).")]
+StateDir = Annotated[Text, typer.Option(help="State directory (default: $SAFEDEL_STATE_DIR).")]
+Scope = Annotated[
+    str, typer.Option(help="session, local (.safedel/config.local.toml), project or user.")
+]
+
+
+class Place:
+    """Where each scope is written down, for the directory the command runs in."""
+
+    def __init__(self, session, state_dir):
+        conf = settings.load(os.environ)
+        self.session = session or conf.session
+        self.state_dir = os.path.abspath(state_dir or conf.state_dir)
+        self.project = workspace.project_dir(os.getcwd())
+
+    def file_for(self, scope):
+        if scope == "local":
+            return os.path.join(self.project, workspace.LOCAL_FILE)
+        if scope == "project":
+            return os.path.join(self.project, workspace.PROJECT_FILE)
+        return settings.config_path(os.environ)
+
+    def read(self, scope):
+        if scope == "session":
+            return workspace_files.read_session(self.state_dir, self.session)
+        return workspace_files.read_list(self.file_for(scope))
+
+    def write(self, scope, entries):
+        if scope == "session":
+            workspace_files.write_session(self.state_dir, self.session, entries)
+        else:
+            workspace_files.write_list(self.file_for(scope), entries)
+
+    def stored_form(self, scope, real):
+        """The entry to store: a real path, relative for a committed project file so
+        that it holds in every clone."""
+        if scope != "project":
+            return real
+        if not workspace.inside(real, self.project):
+            _fail(f"a project's config may only name folders inside {self.project}")
+        return os.path.relpath(real, self.project)
+
+    def resolve(self, scope, entry):
+        base = self.project if scope in ("local", "project") else os.getcwd()
+        return os.path.realpath(os.path.join(base, os.path.expanduser(entry)))
+
+
+def _fail(message):
+    typer.echo(f"safedel workspace: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def _check_scope(scope):
+    if scope not in workspace.SCOPES:
+        raise typer.BadParameter(
+            f"choose one of {', '.join(workspace.SCOPES)}", param_hint="--scope"
+        )
+
+
+@app.command(name="list")
+def list_(
+    session: Session = None,
+    state_dir: StateDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object.")] = False,
+) -> None:
+    """Show each workspace root with its scope and where it comes from."""
+    place = Place(session, state_dir)
+    roots, warnings = workspace.collect(
+        os.environ, os.getcwd(), state_dir=place.state_dir, session=place.session
+    )
+    if as_json:
+        result = {"roots": [r.as_dict() for r in roots], "warnings": warnings}
+        typer.echo(json.dumps(result, indent=2))
+        return
+    for warning in warnings:
+        typer.echo(f"safedel: warning: {warning}", err=True)
+    for root in roots:
+        typer.echo(f"{root.path}\t{root.scope}\t{root.source}")
+
+
+@app.command()
+def add(
+    directory: Annotated[str, typer.Argument(help="The folder to add.")],
+    scope: Scope = "session",
+    session: Session = None,
+    state_dir: StateDir = None,
+) -> None:
+    """Add DIRECTORY to the workspace in SCOPE (stored as a real path)."""
+    _check_scope(scope)
+    place = Place(session, state_dir)
+    real = place.resolve(scope, directory)
+    if not os.path.isdir(real):
+        _fail(f"not a directory: {directory}")
+    entry = place.stored_form(scope, real)
+    entries = place.read(scope)
+    if any(place.resolve(scope, e) == real for e in entries):
+        typer.echo(f"{real} is already a {scope} workspace root")
+        return
+    try:
+        place.write(scope, [*entries, entry])
+    except OSError as exc:
+        _fail(f"cannot save the {scope} workspace: {exc.strerror or exc}")
+    typer.echo(f"added {real} ({scope})")
+
+
+@app.command()
+def remove(
+    directory: Annotated[str, typer.Argument(help="The folder to remove.")],
+    scope: Scope = "session",
+    session: Session = None,
+    state_dir: StateDir = None,
+) -> None:
+    """Remove DIRECTORY from the workspace in SCOPE."""
+    _check_scope(scope)
+    place = Place(session, state_dir)
+    real = place.resolve(scope, directory)
+    entries = place.read(scope)
+    kept = [e for e in entries if place.resolve(scope, e) != real]
+    if len(kept) == len(entries):
+        _fail(f"{real} is not a {scope} workspace root")
+    try:
+        place.write(scope, kept)
+    except OSError as exc:
+        _fail(f"cannot save the {scope} workspace: {exc.strerror or exc}")
+    typer.echo(f"removed {real} ({scope})")

@@ -1,0 +1,83 @@
+"""Who is running safedel, told from the environment the host leaves behind.
+
+The host only picks defaults that a setting can override: under an agent harness or CI
+nobody is at the terminal to answer a prompt, so none is shown. Each variable below is
+one its host documents or is seen to set in the commands it runs (README, "Hosts").
+"""
+
+import os
+
+# Agent harnesses first: they often run inside an editor's terminal or in CI, and the
+# agent is the one deleting. Each entry: (host, variable, the value it must have or None).
+AGENTS = (
+    ("claude-code", "CLAUDECODE", "1"),
+    ("codex", "CODEX_SANDBOX", None),
+    ("codex", "CODEX_SANDBOX_NETWORK_DISABLED", None),
+    ("cursor", "CURSOR_AGENT", None),
+    ("gemini-cli", "GEMINI_CLI", None),
+    ("codebuddy", "CODEBUDDY", None),
+)
+CI = (
+    ("github-actions", "GITHUB_ACTIONS", "true"),
+    ("gitlab-ci", "GITLAB_CI", None),
+    ("buildkite", "BUILDKITE", "true"),
+    ("jenkins", "JENKINS_URL", None),
+    ("ci", "CI", None),
+)
+EDITORS = (
+    ("vscode", "TERM_PROGRAM", "vscode"),
+    ("jetbrains", "TERMINAL_EMULATOR", "JetBrains-JediTerm"),
+)
+KINDS = (("agent", AGENTS), ("ci", CI), ("editor", EDITORS))
+_cache = {}
+
+
+class Host:
+    __slots__ = ("name", "kind", "evidence")
+
+    def __init__(self, name, kind, evidence):
+        self.name, self.kind, self.evidence = name, kind, evidence
+
+    @property
+    def attended(self):
+        """A person may be at the terminal: not an agent, not CI."""
+        return self.kind not in ("agent", "ci")
+
+    def as_dict(self):
+        return {"name": self.name, "kind": self.kind, "evidence": self.evidence}
+
+
+def _matches(environ, variable, value):
+    found = environ.get(variable)
+    if found is None or found == "":
+        return False
+    # CI=false is how some runners say "not CI"; a value is compared case-blind.
+    if value is None:
+        return found.strip().lower() not in ("0", "false", "no")
+    return found.strip().lower() == value.lower()
+
+
+def detect(environ=None, interactive=None):
+    """The Host for environ. interactive (stdin is a terminal) separates a person at a
+    plain terminal from a script; None means: look at fd 0."""
+    environ = os.environ if environ is None else environ
+    for kind, table in KINDS:
+        for name, variable, value in table:
+            if _matches(environ, variable, value):
+                return Host(name, kind, f"{variable}={environ[variable]}")
+    if interactive is None:
+        try:
+            interactive = os.isatty(0)
+        except OSError:
+            interactive = False
+    if interactive:
+        return Host("terminal", "terminal", "stdin is a terminal")
+    return Host("script", "script", "no host variable, no terminal")
+
+
+def current():
+    """The Host of this process, computed once (report events ask for it often)."""
+    host = _cache.get("host")
+    if host is None:
+        host = _cache["host"] = detect()
+    return host

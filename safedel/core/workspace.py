@@ -1,0 +1,149 @@
+"""Workspace roots: the folders a session is working in, merged from four scopes.
+
+- session: `safedel run --workspace DIR` (repeatable) and SAFEDEL_WORKSPACE (an
+  os.pathsep list), plus what `safedel workspace add --scope session` stored;
+- local: `<project>/.safedel/config.local.toml`, the user's own file, kept out of git;
+- project: `<project>/.safedel/config.toml`, committed with the project. A cloned
+  repository must not widen the boundary, so it may only name folders inside itself;
+- user: `workspace = [...]` in the user config file (where `threshold` lives).
+
+The project is the git work tree the command started in (the nearest directory up with
+a `.git` entry), else the starting directory. With no root configured anywhere, the
+project itself is the workspace. Roots are real paths, so a symlinked folder and its
+target are the same root.
+"""
+
+import os
+
+from . import settings as core_settings
+from . import workspace_files
+
+SCOPES = ("session", "local", "project", "user")
+LOCAL_FILE = os.path.join(".safedel", "config.local.toml")
+PROJECT_FILE = os.path.join(".safedel", "config.toml")
+# Set by `safedel run` for its child: the roots it decided, os.pathsep-separated, so
+# every shim in the command agrees even after a `cd`.
+ROOTS_VARIABLE = "SAFEDEL_WORKSPACE_ROOTS"
+_cache = {}
+
+
+class Root:
+    __slots__ = ("path", "scope", "source")
+
+    def __init__(self, path, scope, source):
+        self.path, self.scope, self.source = path, scope, source
+
+    def as_dict(self):
+        return {"path": self.path, "scope": self.scope, "source": self.source}
+
+    def __repr__(self):
+        return f"Root({self.path!r}, {self.scope!r}, {self.source!r})"
+
+
+def project_dir(start):
+    """The git work tree holding start (found by looking for `.git`), else start."""
+    start = os.path.realpath(start)
+    here = start
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
+
+
+def inside(path, root):
+    """True when the real path lies in root or is root itself."""
+    root = root.rstrip(os.sep) or os.sep
+    return path == root or path.startswith(root if root == os.sep else root + os.sep)
+
+
+def _resolve(entry, base):
+    entry = os.path.expanduser(entry)
+    return os.path.realpath(os.path.join(base, entry))
+
+
+def collect(environ=None, start=None, cli_roots=(), state_dir=None, session=None):
+    """Every configured Root, in scope order, then the warnings about entries ignored."""
+    environ = os.environ if environ is None else environ
+    start = os.path.realpath(start or os.getcwd())
+    project = project_dir(start)
+    found, warnings = [], []
+    for entry in cli_roots:
+        found.append(Root(_resolve(entry, start), "session", "--workspace"))
+    for entry in (environ.get("SAFEDEL_WORKSPACE") or "").split(os.pathsep):
+        if entry:
+            found.append(Root(_resolve(entry, start), "session", "SAFEDEL_WORKSPACE"))
+    if state_dir is None:
+        state_dir = environ.get("SAFEDEL_STATE_DIR") or core_settings.default_state_dir(environ)
+    session = session or environ.get("SAFEDEL_SESSION") or "default"
+    for entry in workspace_files.read_session(state_dir, session):
+        found.append(Root(_resolve(entry, start), "session", f"session {session!r}"))
+    local = os.path.join(project, LOCAL_FILE)
+    for entry in workspace_files.read_list(local):
+        found.append(Root(_resolve(entry, project), "local", local))
+    shared = os.path.join(project, PROJECT_FILE)
+    for entry in workspace_files.read_list(shared):
+        path = _resolve(entry, project)
+        if inside(path, project):
+            found.append(Root(path, "project", shared))
+        else:
+            warnings.append(
+                f"{shared}: ignoring workspace root {entry!r}: a project's own config "
+                f"may only name folders inside {project}"
+            )
+    user = core_settings.config_path(environ)
+    for entry in workspace_files.read_list(user):
+        found.append(Root(_resolve(entry, start), "user", user))
+    if not found:
+        source = "git work tree" if project != start or _is_repo(start) else "starting directory"
+        found.append(Root(project, "default", source))
+    return _unique(found), warnings
+
+
+def _is_repo(path):
+    return os.path.lexists(os.path.join(path, ".git"))
+
+
+def _unique(roots):
+    seen, kept = set(), []
+    for root in roots:
+        if root.path not in seen:
+            seen.add(root.path)
+            kept.append(root)
+    return kept
+
+
+def root_paths(environ=None):
+    """The roots a deletion is judged against in this process, as a tuple of real paths.
+
+    `safedel run` hands its decision down in SAFEDEL_WORKSPACE_ROOTS; elsewhere (a
+    bootstrap shell) they are collected for the current directory, once per directory.
+    """
+    environ = os.environ if environ is None else environ
+    handed = environ.get(ROOTS_VARIABLE)
+    if handed is not None:
+        return tuple(p for p in handed.split(os.pathsep) if p)
+    try:
+        start = os.getcwd()
+    except OSError:
+        return ()
+    key = (start, environ.get("SAFEDEL_WORKSPACE"), environ.get("SAFEDEL_SESSION"))
+    roots = _cache.get(key)
+    if roots is None:
+        found, warnings = collect(environ, start)
+        for warning in warnings:
+            core_settings.warn_once(warning)
+        if len(_cache) > 64:
+            _cache.clear()
+        roots = _cache[key] = tuple(r.path for r in found)
+    return roots
+
+
+def containing(real_path, roots):
+    """The root holding real_path, or None."""
+    for root in roots:
+        if inside(real_path, root):
+            return root
+    return None
