@@ -11,6 +11,7 @@ import sys
 import zlib
 
 from . import __version__, shims
+from .core import gnulaunch
 from .core import settings as core_settings
 from .shells import quote_sh
 
@@ -125,6 +126,13 @@ def _write(staging, home, files):
             handle.write(data)
         mode = 0o755 if dest.startswith("bin" + os.sep) else 0o644
         os.chmod(target, mode)
+    # The launchers' start-up bundle: compiled by the interpreter they run on.
+    core = os.path.join("lib", "safedel_core")
+    gnulaunch.write_bundle(
+        os.path.join(staging, core),
+        os.path.join(staging, "lib", gnulaunch.BUNDLE),
+        os.path.join(home, core),
+    )
     with open(os.path.join(staging, ".complete"), "w") as handle:
         handle.write(__version__ + "\n")
 

@@ -11,8 +11,9 @@ import errno
 import os
 
 from . import gnuopt, rmtrash
-from .gnu import locale_quote, original_environ
+from .gnu import original_environ
 from .gnulaunch import exec_real, real_tool
+from .gnuopt import locale_quote
 from .rmwalk import Item, child_of
 
 _LEADING = (b"-H", b"-L", b"-P")

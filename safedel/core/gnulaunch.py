@@ -3,12 +3,81 @@
 Inert (SAFEDEL_ACTIVE is not "1"), a launcher execs the real tool: the next one on
 PATH that isn't a safedel launcher, else /usr/bin or /bin. Active, it runs safedel's
 GNU front end in this process.
+
+Start-up is most of what `rm -f FILE` costs, and most of that is finding and opening
+one .pyc per module. So the shim home also holds lib/safedel_core.bundle, every core
+module compiled once when the home is built, and an active launcher imports the rest
+of the engine from it: one read instead of twenty path searches. Without the bundle
+(or when it was built by another interpreter) imports go the usual way.
 """
 
 import os
 import sys
 
-from .gnu import original_environ
+BUNDLE = "safedel_core.bundle"
+_PACKAGE = __name__.rpartition(".")[0]
+
+
+def write_bundle(core_dir, target, origin_dir):
+    """Compile every module of core_dir into one marshal file at target.
+
+    origin_dir is where the sources will be found once installed, so tracebacks
+    name real files.
+    """
+    import marshal
+    from importlib.util import MAGIC_NUMBER
+
+    codes = {}
+    for name in sorted(os.listdir(core_dir)):
+        if not name.endswith(".py"):
+            continue
+        with open(os.path.join(core_dir, name), "rb") as handle:
+            source = handle.read()
+        code = compile(source, os.path.join(origin_dir, name), "exec", dont_inherit=True)
+        module = "" if name == "__init__.py" else name[:-3]
+        codes[module] = marshal.dumps(code)
+    with open(target, "wb") as handle:
+        handle.write(MAGIC_NUMBER + marshal.dumps(codes))
+
+
+class _BundleFinder:
+    """A meta path finder and loader for this package's modules, from the bundle."""
+
+    def __init__(self, codes, origin_dir):
+        self.codes, self.origin_dir = codes, origin_dir
+
+    def find_spec(self, name, path=None, target=None):
+        package, _, module = name.rpartition(".")
+        if package != _PACKAGE or module not in self.codes:
+            return None
+        from _frozen_importlib import ModuleSpec
+
+        spec = ModuleSpec(name, self, origin=f"{self.origin_dir}/{module}.py")
+        spec.has_location = True
+        return spec
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        from marshal import loads
+
+        exec(loads(self.codes[module.__name__.rpartition(".")[2]]), module.__dict__)
+
+
+def use_bundle():
+    """Serve the rest of the engine's imports from the bundle beside this package."""
+    here = os.path.dirname(__file__)
+    try:
+        with open(os.path.join(os.path.dirname(here), BUNDLE), "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return
+    from _frozen_importlib_external import MAGIC_NUMBER
+    from marshal import loads
+
+    if data[: len(MAGIC_NUMBER)] == MAGIC_NUMBER:
+        sys.meta_path.insert(0, _BundleFinder(loads(data[len(MAGIC_NUMBER) :]), here))
 
 
 def _is_launcher_dir(directory, own_dir):
@@ -30,6 +99,8 @@ def real_tool(name, launcher):
 
 def exec_real(name, launcher, args):
     """Replace this process with the real tool, argv[0] as a shell would give it."""
+    from .gnu import original_environ
+
     real = real_tool(name, launcher)
     if real is None:
         os.write(2, f"{name}: safedel found no real {name} on PATH\n".encode())
@@ -51,14 +122,31 @@ def main(name, argv):
     args = argv[1:]
     if os.environ.get("SAFEDEL_ACTIVE") != "1":
         exec_real(name, argv[0], args)
+    use_bundle()
     if name == "find":
         from . import find
 
-        sys.exit(find.run(args, argv[0]))
-    if name == "rm":
+        status = find.run(args, argv[0])
+    elif name == "rm":
         from . import rm
 
-        sys.exit(rm.run(args))
-    from . import rmdir
+        status = rm.run(args)
+    else:
+        from . import rmdir
 
-    sys.exit(rmdir.rmdir(args) if name == "rmdir" else rmdir.unlink(args))
+        status = rmdir.rmdir(args) if name == "rmdir" else rmdir.unlink(args)
+    finish(status)
+
+
+def finish(status):
+    """Flush and leave without tearing the interpreter down, as a C tool exits.
+
+    Finalising every loaded module costs a launcher more than its own work; nothing
+    here needs it (no atexit hooks, every file is closed by now).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0 if status is None else status if isinstance(status, int) else 1)

@@ -9,7 +9,19 @@ import os
 import stat
 import sys
 
-from .gnu import locale_quote, quote
+
+def quote(name, always=True):
+    """gnu.quote, imported on first use: a message is the rare case, not start-up's."""
+    from .gnu import quote as shell_quote
+
+    return shell_quote(name, always)
+
+
+def locale_quote(text):
+    from .gnu import locale_quote as quote_for_locale
+
+    return quote_for_locale(text)
+
 
 NO_ARG, OPTIONAL_ARG = 0, 1
 

@@ -9,7 +9,7 @@ import os
 import sys
 
 from . import gnuopt, rmtrash, rmwalk
-from .gnu import quote
+from .gnuopt import quote
 
 NEVER, SOMETIMES, ALWAYS = rmwalk.NEVER, rmwalk.SOMETIMES, rmwalk.ALWAYS
 SHORT = {"d": "dir", "f": "force", "i": "-i", "I": "-I", "r": "recursive", "R": "recursive"}

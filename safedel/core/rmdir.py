@@ -11,7 +11,7 @@ import stat
 import sys
 
 from . import gnuopt, rmtrash
-from .gnu import locale_quote, quote
+from .gnuopt import locale_quote, quote
 from .rmwalk import Item
 
 # rmdir --ignore-fail-on-non-empty also forgives these when the directory has entries.

@@ -11,9 +11,7 @@ import sys
 
 from . import gnuopt
 from .gnu import quote
-
-NEVER, SOMETIMES, ALWAYS = "never", "sometimes", "always"
-OK, DECLINED, ERROR = 0, 1, 2
+from .rmwalk import ALWAYS, DECLINED, ERROR, NEVER, OK, SOMETIMES  # noqa: F401
 
 
 def prompt(walker, path, is_dir, descend, empty):

@@ -19,7 +19,7 @@ def apply(tool, runtime, items, opts, what=b"cannot remove"):
     """
     if not items:
         return
-    from . import deletion, markers, policy, settings, trash
+    from . import deletion, policy, settings, trash
 
     conf = settings.load()
     kept = []
@@ -27,6 +27,8 @@ def apply(tool, runtime, items, opts, what=b"cannot remove"):
         reason = deletion.protected(item.path)
         if reason:
             tool.error(os.fsencode(reason) + b": safedel protects it")
+            from . import markers
+
             markers.emit(
                 markers.FAIL_CLOSED, {"path": deletion.absolute(item.path), "reason": reason}
             )

@@ -10,9 +10,10 @@ import errno
 import os
 import stat
 
-from . import rmprompt
-from .gnu import quote
-from .rmprompt import ALWAYS, NEVER, OK, SOMETIMES
+from .gnuopt import quote
+
+NEVER, SOMETIMES, ALWAYS = "never", "sometimes", "always"
+OK, DECLINED, ERROR = 0, 1, 2
 
 
 class Options:
@@ -110,6 +111,17 @@ class Walker:
             return self.directory(path, st.st_dev)[0]
         return [Item(path, True, [])]
 
+    def prompt(self, path, is_dir, descend, empty):
+        """rmprompt.prompt, imported only when GNU could ask a question at all."""
+        opts = self.opts
+        if opts.interactive != ALWAYS and (
+            opts.interactive == NEVER or opts.ignore_missing or not opts.stdin_tty
+        ):
+            return OK
+        from . import rmprompt
+
+        return rmprompt.prompt(self, path, is_dir, descend, empty)
+
     def walk_needed(self, path):
         """Only prompts, -v, --one-file-system and `link/` need the tree visited."""
         opts = self.opts
@@ -150,14 +162,14 @@ class Walker:
         return []
 
     def leaf(self, path):
-        if rmprompt.prompt(self, path, False, False, False) != OK:
+        if self.prompt(path, False, False, False) != OK:
             return None
         return Item(path, False, [b"removed " + quote(path)] if self.opts.verbose else [])
 
     def directory(self, path, top_dev):
         """(items, marked, removed) for a directory and its tree, in GNU's order."""
         empty = is_empty_dir(path)
-        status = rmprompt.prompt(self, path, True, True, empty)
+        status = self.prompt(path, True, True, empty)
         if status == OK and empty:
             item = self.excise_dir(path, [])
             return ([item], False, True) if item else ([], True, False)
@@ -184,7 +196,7 @@ class Walker:
             sub_items, sub_marked, removed = self.directory(child, top_dev)
             items += sub_items
             marked, complete = marked or sub_marked, complete and removed
-        if marked or rmprompt.prompt(self, path, True, False, False) != OK:
+        if marked or self.prompt(path, True, False, False) != OK:
             return items, marked, False
         if not complete:
             self.tool.cannot(b"cannot remove", path, errno.ENOTEMPTY)
