@@ -7,6 +7,12 @@ appends its take with one O_APPEND write, then reads the ledger. The verdict for
 take is a pure function of the lines before it, so every process (in any runtime)
 computes the same answer without a lock, and a process killed at any moment leaves at
 worst one complete line behind: nothing can go stale.
+
+A full disk can cut a write short and leave a fragment without its newline. That take
+fails closed (its writer refuses the batch); the next writer ends that line with `#`,
+so it can never read as a record, and starts its own on a fresh line. Readers skip any
+line that is not a whole record: the fragment was never granted, so skipping it agrees
+with what its writer did.
 """
 
 import os
@@ -14,7 +20,7 @@ import stat
 import time
 
 from . import jsonl
-from .private import open_dir
+from .private import EXCLUSIVE, Held, append_lines, open_dir
 
 try:  # the bare C hash: hashlib would load OpenSSL, a large cost for one digest
     from _sha2 import sha256 as _sha256
@@ -35,7 +41,8 @@ _LEDGER_FLAGS = os.O_RDWR | os.O_APPEND
 # re-read a turn from the start at every deletion: (file id, offset, the bytes of its
 # own last line ending at offset, state there).
 _cursors = {}
-# Ledger descriptors this process keeps open: key -> (fd, (st_dev, st_ino)).
+# The ledger descriptor this process keeps open: key -> Held. Both caches are used
+# only with EXCLUSIVE held, by the outermost call on that thread.
 _held = {}
 
 
@@ -103,6 +110,8 @@ def _error(action, exc):
 
 
 def parse_line(line):
+    """The record on one ledger line, or None for anything that is not a whole record
+    (a torn fragment, a blank line): such a line was never granted, and is skipped."""
     try:
         record = jsonl.loads(line)
         # Unknown ops are kept (and ignored) so an older reader survives a newer writer.
@@ -114,13 +123,18 @@ def parse_line(line):
             return record
     except (ValueError, KeyError, TypeError):
         pass
-    raise GuardError("the bulk-guard ledger is damaged; run `safedel guard reset`")
+    return None
+
+
+def _apply(state, line):
+    record = parse_line(line)
+    return None if record is None else state.apply(record)
 
 
 def verdicts(lines):
-    """[(record, verdict or None)] for a sequence of ledger lines: the pure rule."""
+    """[(record or None, verdict or None)] for a sequence of ledger lines: the pure rule."""
     state = TurnState()
-    return [(rec, state.apply(rec)) for rec in map(parse_line, lines)]
+    return [(parse_line(line), _apply(state, line)) for line in lines]
 
 
 def _open_ledger(settings):
@@ -147,15 +161,15 @@ def _open_ledger(settings):
 
 
 def _append(fd, record):
-    data = (jsonl.dumps(record) + "\n").encode("ascii")
-    if os.write(fd, data) != len(data):
-        raise OSError(0, "short write")
-    return data
+    """Append record; return its line as written (a void line end may go before it)."""
+    line = (jsonl.dumps(record) + "\n").encode("ascii")
+    append_lines(fd, line)
+    return line
 
 
-def _resume(fd, info, key):
-    """(offset, state) to read on from: a cursor still valid for this file, or 0."""
-    cursor = _cursors.get(key)
+def _resume(fd, info, key, cursor):
+    """(offset, state) to read on from: cursor, taken before this take's own line was
+    appended (so that line lies after it), if it still holds for this file; else 0."""
     if cursor and cursor[0] == (info.st_dev, info.st_ino) and cursor[1] <= info.st_size:
         offset, line = cursor[1], cursor[2]
         # The file may have been reset and a new one given the same inode: the cursor
@@ -168,40 +182,34 @@ def _resume(fd, info, key):
 def _held_ledger(settings, key):
     """The ledger's descriptor, kept open across takes: opening its three directories
     without following links costs more than the take itself. The descriptor is trusted
-    only while it is still the same, still-linked file (a reset unlinks it; a program
-    that closes every descriptor may hand the number to another file)."""
+    only while it is still ours, still the same still-linked file (a reset unlinks it)."""
     held = _held.get(key)
     if held is not None:
-        fd, identity = held
-        try:
-            info = os.fstat(fd)
-            alive = (info.st_dev, info.st_ino) == identity and info.st_nlink > 0
-            if alive and _same_path(settings, identity):
-                return fd
-        except OSError:
-            pass
-        _held.pop(key, None)
-    fd = _open_ledger(settings)
-    info = os.fstat(fd)
-    for old_fd, _identity in _held.values():  # one turn at a time: no descriptor leak
-        try:
-            os.close(old_fd)
-        except OSError:
-            pass
+        info = held.stat()
+        if info is not None and info.st_nlink > 0 and _same_path(settings, held.identity):
+            return held.fd
+        del _held[key]
+        held.close()  # only if still ours
+    held = Held(_open_ledger(settings))
+    for old in _held.values():  # one turn at a time: no descriptor leak
+        old.close()
     _held.clear()
-    _held[key] = (fd, (info.st_dev, info.st_ino))
-    return fd
+    _held[key] = held
+    return held.fd
 
 
 def _same_path(settings, identity):
     """The ledger's path still leads, through real directories only, to identity.
     A few lstat calls: far cheaper than opening each directory again."""
     path = settings.state_dir
-    for part in ledger_parts(settings.session, settings.turn):
-        if stat.S_ISLNK(os.lstat(path).st_mode):
-            return False
-        path = os.path.join(path, part)
-    info = os.lstat(path)
+    try:
+        for part in ledger_parts(settings.session, settings.turn):
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return False
+            path = os.path.join(path, part)
+        info = os.lstat(path)
+    except OSError:
+        return False
     return (info.st_dev, info.st_ino) == identity
 
 
@@ -211,24 +219,41 @@ def take(settings, n):
     record = {"op": "take", "id": take_id, "n": n, "t": settings.threshold}
     record["ts"] = int(time.time() * 1000)
     key = (settings.state_dir, settings.session, settings.turn)
+    with EXCLUSIVE as nested:
+        if nested:  # re-entered mid-take: its own descriptor, and no cursor
+            fd = _open_ledger(settings)
+            try:
+                return _decide(settings, fd, record, key, None, False)
+            finally:
+                os.close(fd)
+        try:
+            fd = _held_ledger(settings, key)
+        except OSError as exc:
+            raise _error("use", exc) from None
+        return _decide(settings, fd, record, key, _cursors.get(key), True)
+
+
+def _decide(settings, fd, record, key, cursor, remember):
     try:
-        fd = _held_ledger(settings, key)
         own = _append(fd, record)
         info = os.fstat(fd)
-        offset, state = _resume(fd, info, key)
+        offset, state = _resume(fd, info, key, cursor)
         data = os.pread(fd, info.st_size - offset, offset)
-    except GuardError:
-        raise
     except OSError as exc:
-        _held.pop(key, None)
+        held = _held.get(key) if remember else None
+        if held is not None and held.stat() is None:
+            del _held[key]  # no longer ours: forgotten, never closed
         raise _error("use", exc) from None
     for line in data.splitlines(keepends=True):
         offset += len(line)
-        verdict = state.apply(parse_line(line))
+        verdict = _apply(state, line)
         if line == own:
-            _cursors[key] = ((info.st_dev, info.st_ino), offset, own, state.copy())
+            if remember:
+                _cursors[key] = ((info.st_dev, info.st_ino), offset, own, state.copy())
             return Decision(verdict, state.granted, settings.threshold, state.mode)
-    raise GuardError("the bulk-guard ledger lost this process's entry; run `safedel guard reset`")
+    # Our line was glued to a fragment torn off just before it: no reader counts it,
+    # so it is refused here too.
+    raise GuardError("the bulk-guard ledger lost this process's entry (a torn write?)")
 
 
 def mark(settings, op, by):
@@ -257,7 +282,7 @@ def status(state_dir, session, turn):
         lines = [line for line in handle.read().splitlines(True) if line.endswith(b"\n")]
     state = TurnState()
     for line in lines:
-        state.apply(parse_line(line))
+        _apply(state, line)
     return state
 
 
@@ -281,7 +306,8 @@ def reset(state_dir, session, turn=None):
                 pass
             except OSError as exc:
                 raise _error("remove", exc) from None
-    _cursors.clear()
+    with EXCLUSIVE:
+        _cursors.clear()
     return removed
 
 

@@ -7,6 +7,7 @@ state directory swapped for a symlink is refused, not followed.
 
 import errno
 import os
+from _thread import RLock
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
@@ -127,3 +128,83 @@ def open_private(path, flags, create_parent=True):
         if not os.path.isdir(parent):
             os.makedirs(parent, mode=0o700, exist_ok=True)
     return os.open(path, flags | _NOFOLLOW, 0o600)
+
+
+class Held:
+    """A descriptor this process keeps open between calls (the report, the ledger).
+
+    The program owns the descriptor table: it may close every descriptor (closerange)
+    or dup2 over ours, and the number then names a file of its own. So the number is
+    trusted only while fstat still shows the file it was opened on; otherwise it is
+    forgotten, and neither written to nor closed.
+    """
+
+    __slots__ = ("fd", "identity")
+
+    def __init__(self, fd):
+        info = os.fstat(fd)
+        self.fd = fd
+        self.identity = (info.st_dev, info.st_ino)
+
+    def stat(self):
+        """The descriptor's fstat while it is still ours, else None."""
+        try:
+            info = os.fstat(self.fd)
+        except OSError:
+            return None
+        return info if (info.st_dev, info.st_ino) == self.identity else None
+
+    def close(self):
+        if self.stat() is not None:
+            os.close(self.fd)
+
+
+# Written before a record when the file does not end in a newline. It ends the line
+# and voids it: a fragment torn off whole but for its newline must never read as a
+# record once the next one follows it.
+VOID_LINE_END = b"#\n"
+
+
+def append_lines(fd, data):
+    """Append whole lines with one O_APPEND write (fd open for reading too), starting on
+    a fresh line. A short write (a full disk) leaves a fragment without its newline;
+    the next record must neither be glued to it nor complete it into a record. A short
+    write here raises: the caller fails closed, and readers skip the fragment.
+    """
+    size = os.fstat(fd).st_size
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        data = VOID_LINE_END + data
+    if os.write(fd, data) != len(data):
+        raise OSError(errno.ENOSPC, "short write: the disk is full")
+
+
+class _Exclusive:
+    """The engine's per-process caches (held descriptors, ledger cursors) serve one
+    thread at a time. A deletion that re-enters on the thread already inside (a
+    finalizer run by the garbage collector, a signal handler) finds `nested` true: the
+    outer call is in the middle of using the caches, so it must use its own descriptors
+    and leave the caches alone. One lock for all of them, so re-entry can never take
+    two locks in opposite orders."""
+
+    def __init__(self):
+        self.lock = RLock()
+        self.depth = 0
+
+    def __enter__(self):
+        self.lock.acquire()
+        self.depth += 1
+        return self.depth > 1
+
+    def __exit__(self, *_exc):
+        self.depth -= 1
+        self.lock.release()
+
+    def after_fork(self):
+        # A thread that held the lock does not exist in the child.
+        self.lock = RLock()
+        self.depth = 0
+
+
+EXCLUSIVE = _Exclusive()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=EXCLUSIVE.after_fork)

@@ -1,11 +1,12 @@
 """The JSON-lines report: one event per line, appended with one O_APPEND write."""
 
+import errno
 import os
 import sys
 import time
 
 from . import jsonl
-from .private import open_private
+from .private import EXCLUSIVE, Held, open_private
 
 SCHEMA_VERSION = 1
 
@@ -32,32 +33,36 @@ def encode(record):
     return (jsonl.dumps(record) + "\n").encode("ascii")
 
 
-# The report descriptor this process keeps open: (path, fd, (st_dev, st_ino)).
+# The report descriptor this process keeps open: [(path, Held)].
 _held = []
+_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT
 
 
 def _report_fd(path):
-    """An O_APPEND descriptor for path, reused while path still names the same file
-    (a report moved aside or deleted gets a new file, as a fresh process would)."""
+    """An O_APPEND descriptor for path, reused while it is still ours and path still
+    names its file (a report moved aside or deleted gets a new file, as a fresh process
+    would). Called with EXCLUSIVE held, not nested."""
     if _held:
-        held_path, fd, identity = _held[0]
-        try:
-            info = os.fstat(fd)
-            current = os.lstat(path)
-            same = (info.st_dev, info.st_ino) == identity == (current.st_dev, current.st_ino)
-            if held_path == path and same:
-                return fd
-        except OSError:
-            pass
+        held_path, held = _held[0]
+        info = held.stat()
+        if info is not None and held_path == path:
+            try:
+                current = os.lstat(path)
+                if (current.st_dev, current.st_ino) == held.identity:
+                    return held.fd
+            except OSError:
+                pass
         _held.clear()
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-    info = os.fstat(fd)
-    _held.append((path, fd, (info.st_dev, info.st_ino)))
-    return fd
+        held.close()  # only if still ours
+    held = Held(open_private(path, _FLAGS))
+    _held.append((path, held))
+    return held.fd
+
+
+def _write(fd, data):
+    # A torn line (a full disk) is skipped by readers, with a warning.
+    if os.write(fd, data) != len(data):
+        raise OSError(errno.ENOSPC, "short write: the disk is full")
 
 
 def append(path, records):
@@ -65,13 +70,23 @@ def append(path, records):
     if not path or not records:
         return
     data = b"".join(encode(r) for r in records)
-    fd = _report_fd(path)
-    try:
-        os.write(fd, data)
-    except OSError:
-        _held.clear()
-        os.close(fd)
-        raise
+    with EXCLUSIVE as nested:
+        if nested:  # re-entered mid-append: a descriptor of its own
+            fd = open_private(path, _FLAGS)
+            try:
+                _write(fd, data)
+            finally:
+                os.close(fd)
+            return
+        fd = _report_fd(path)
+        try:
+            _write(fd, data)
+        except OSError:
+            # A full disk leaves the descriptor good, so it is kept; one that is no
+            # longer ours is forgotten, and never closed.
+            if _held and _held[0][1].stat() is None:
+                _held.clear()
+            raise
 
 
 def read(path, warn=None, offset=0):

@@ -69,21 +69,18 @@ function toInt(value) {
   throw new TypeError('not an integer');
 }
 
-function garbled() {
-  return new GuardError(
-    'the bulk-guard ledger is damaged; run `safedel guard reset`'
-  );
-}
-
+// The record on one line, or null for anything that is not a whole record (a fragment a
+// full disk tore off, a blank line): such a line was never granted, and every reader
+// skips it.
 function parseLine(line) {
   let record;
   try {
     record = JSON.parse(typeof line === 'string' ? line : line.toString('utf8'));
   } catch {
-    throw garbled();
+    return null;
   }
-  if (!record || typeof record !== 'object' || Array.isArray(record)) throw garbled();
-  if (typeof record.op !== 'string') throw garbled();
+  if (!record || typeof record !== 'object' || Array.isArray(record)) return null;
+  if (typeof record.op !== 'string') return null;
   if (record.op === 'take') {
     let n;
     let t;
@@ -91,20 +88,34 @@ function parseLine(line) {
       n = toInt(record.n);
       t = toInt(record.t);
     } catch {
-      throw garbled();
+      return null;
     }
-    if (!(n >= 0 && t > 0)) throw garbled();
+    if (!(n >= 0 && t > 0)) return null;
   }
   return record;
 }
 
-// [[record, verdict or null]] for a sequence of ledger lines: the pure rule.
+// [[record or null, verdict or null]] for a sequence of ledger lines: the pure rule.
 function verdicts(lines) {
   const state = new TurnState();
   return lines.map((line) => {
     const record = parseLine(line);
-    return [record, state.apply(record)];
+    return [record, record ? state.apply(record) : null];
   });
+}
+
+// Append whole lines with one O_APPEND write, starting on a fresh line: a short write
+// before this one left a fragment without its newline, which must neither swallow this
+// record nor be completed into one, so that line is ended with '#'. A short write here
+// throws: the take fails closed, and readers skip it.
+const VOID_LINE_END = Buffer.from('#\n');
+
+function appendLines(fd, data) {
+  const size = fstatSync(fd).size;
+  if (size > 0 && readAt(fd, 1, size - 1)[0] !== 0x0a) {
+    data = Buffer.concat([VOID_LINE_END, data]);
+  }
+  if (writeSync(fd, data) !== data.length) throw new Error('short write: the disk is full');
 }
 
 function ledgerParts(session, turn) {
@@ -167,7 +178,7 @@ function take(settings, n) {
   let state;
   let file;
   try {
-    if (writeSync(fd, own) !== own.length) throw new Error('short write');
+    appendLines(fd, own);
     const st = fstatSync(fd);
     file = `${st.dev}:${st.ino}`;
     [offset, state, data] = readOn(fd, st, key);
@@ -181,7 +192,8 @@ function take(settings, n) {
     let end = data.indexOf(0x0a, start);
     end = end < 0 ? data.length : end + 1;
     const line = data.subarray(start, end);
-    const verdict = state.apply(parseLine(line));
+    const record = parseLine(line);
+    const verdict = record ? state.apply(record) : null;
     offset += end - start;
     start = end;
     if (line.equals(own)) {
@@ -189,9 +201,8 @@ function take(settings, n) {
       return { verdict, count: state.granted, threshold: settings.threshold };
     }
   }
-  throw new GuardError(
-    "the bulk-guard ledger lost this process's entry; run `safedel guard reset`"
-  );
+  // Our line was glued to a fragment torn off just before it: no reader counts it.
+  throw new GuardError("the bulk-guard ledger lost this process's entry (a torn write?)");
 }
 
 // Remove ledgers and signal files untouched for 24 hours.

@@ -156,27 +156,29 @@ def test_exempt_paths_never_count_2000_files_under_tmpdir(env, tmp_path):
 
 @pytest.mark.parametrize(
     "damage",
-    [b'{"op":"take","id":"x","n":1,"t', b"\x00garbage\xff\n"],
-    ids=["truncated", "garbage"],
+    [
+        b'{"op":"take","id":"x","n":1,"t',
+        b'{"op":"take","id":"x","n":1,"t":5}',
+        b"\x00garbage\xff\n",
+    ],
+    ids=["truncated", "whole-but-newline", "garbage"],
 )
-def test_a_damaged_ledger_fails_closed_until_reset(env, tmp_path, capfd, damage):
+def test_a_torn_or_garbled_line_is_skipped_and_never_wedges_the_turn(env, tmp_path, damage):
+    env = {**env, "SAFEDEL_THRESHOLD": "5"}
     current = settings.load(env)
     spend(current, 3)
     parts = guard.ledger_parts("s1", "t1")
     with open(os.path.join(current.state_dir, *parts), "ab") as handle:
         handle.write(damage)
-    target = files(tmp_path / "work", 1)
-    with pytest.raises(deletion.Refused):
-        deletion.authorize(current, "rm", target, announce=lambda reason: say("rm", reason))
-    err = capfd.readouterr().err
-    assert os.path.exists(target[0])
-    assert "reset" in markers.parse_markers(err)[markers.GUARD_ERROR]["message"]
-    assert err.splitlines()[0].startswith("rm: the bulk guard failed")
-    with pytest.raises(guard.GuardError):
-        guard.status(current.state_dir, "s1", "t1")
-    assert guard.reset(current.state_dir, "s1", "t1") == 1
-    deletion.authorize(current, "rm", target)
-    assert guard.status(current.state_dir, "s1", "t1").granted == 1
+    spend(current, 2)  # exactly the rest of the threshold: the damage never counted
+    assert guard.take(current, 1).verdict == guard.CONFIRM
+    state = guard.status(current.state_dir, "s1", "t1")
+    assert (state.granted, state.takes, state.refused) == (5, 6, 1)
+    with open(os.path.join(current.state_dir, *parts), "rb") as handle:
+        lines = handle.read().splitlines()
+    # The record after the damage started on a line of its own, the damage voided.
+    assert sum(line.startswith(b'{"op":"take"') for line in lines) == 6 + (b"\n" not in damage)
+    assert (damage + b"#" in lines) == (b"\n" not in damage)
 
 
 @pytest.mark.parametrize("link", ["root", "bulk-guard", "session"])
