@@ -26,8 +26,31 @@ VALUE_OPTIONS = {
     "--result": "result",
     "--shell": "shell",
     "--state-dir": "state_dir",
+    "--timeout": "timeout",
+    "--max-output": "max_output",
+    "--kill-grace": "kill_grace",
+    "--stdout-file": "stdout_file",
+    "--stderr-file": "stderr_file",
 }
-FLAG_OPTIONS = {"--no-exempt": "no_exempt", "--quiet": "quiet", "-q": "quiet"}
+FLAG_OPTIONS = {
+    "--no-exempt": "no_exempt",
+    "--quiet": "quiet",
+    "-q": "quiet",
+    "--capture": "capture",
+    "--json": "json",
+    "--keep-background": "keep_background",
+}
+# Any of these asks for capture mode: output to files, a bounded view, tree kill.
+CAPTURE_OPTIONS = (
+    "capture",
+    "json",
+    "keep_background",
+    "timeout",
+    "max_output",
+    "kill_grace",
+    "stdout_file",
+    "stderr_file",
+)
 FORWARDED = ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGWINCH")
 
 
@@ -64,12 +87,24 @@ def parse(argv):
         raise UsageError("missing command: safedel run [OPTIONS] -- CMD [ARGS]...")
     if "threshold" in options:
         options["threshold"] = _threshold(options["threshold"])
+    validate(options)
+    return options, command
+
+
+def validate(options):
+    """Check --shell and the capture options; add the capture plan to options."""
     if "shell" in options:
         from .shells import SHELLS
 
         if options["shell"] not in SHELLS:
             raise UsageError(f"--shell must be one of {', '.join(SHELLS)}")
-    return options, command
+    if any(name in options for name in CAPTURE_OPTIONS):
+        from .executor import captured, limits
+
+        try:
+            options["plan"] = captured.Plan(options)
+        except limits.LimitError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _threshold(raw):
@@ -102,45 +137,73 @@ def wrap_command(options, command):
 
 
 def execute(options, command):
+    from .executor import environ
+
     home = materialize.materialize()
     run_options = environment.RunOptions(**options)
-    env = environment.child_environment(os.environ, home, run_options)
+    run_id = "r-" + os.urandom(6).hex()
+    # The environment safedel was given, not the one its interpreter coerced.
+    env = environment.child_environment(environ.original(), home, run_options)
+    # Every report event carries the run id, so a result lists its own events only,
+    # however many runs of the same turn write to the report at once.
+    env["SAFEDEL_RUN_ID"] = run_id
+    plan = options.get("plan")
+    if plan is not None:
+        env["SAFEDEL_PROMPT"] = "0"  # no terminal to ask on: the harness asks
     report_path = env["SAFEDEL_REPORT"]
     offset = _size(report_path)
-    started = time.monotonic()
-    exit_code, signum = _spawn(wrap_command(options, command), env)
-    duration = int((time.monotonic() - started) * 1000)
-    events = [
-        e
-        for e in _events_since(report_path, offset)
-        if e.get("session") == env["SAFEDEL_SESSION"] and e.get("turn") == env["SAFEDEL_TURN"]
-    ]
-    trashed = [e for e in events if e.get("operation") == "trash"]
-    refused = [e for e in events if e.get("operation") == "refuse"]
+    views = outputs = None
+    if plan is None:
+        started = time.monotonic()
+        exit_code, signum = _spawn(wrap_command(options, command), env)
+        outcome = _plain_outcome(exit_code, signum, started)
+    else:
+        from .executor import captured
+
+        outcome, views, outputs = captured.run(plan, wrap_command(options, command), env, run_id)
+    events = [e for e in _events_since(report_path, offset) if e.get("run") == run_id]
     guard_signal = take_signal(
         env["SAFEDEL_STATE_DIR"],
         env["SAFEDEL_SESSION"],
         env["SAFEDEL_TOOL_CALL"] or env["SAFEDEL_TURN"],
     )
-    if not options.get("quiet"):
-        _summarise(trashed, refused, env["SAFEDEL_TURN"])
-    if options.get("result"):
-        result = {
-            "exitCode": exit_code,
-            "signal": signum,
-            "durationMs": duration,
-            "session": env["SAFEDEL_SESSION"],
-            "turn": env["SAFEDEL_TURN"],
-            "trashed": trashed,
-            "refused": refused,
-            "guard": guard_signal and {k: guard_signal[k] for k in ("type", "payload")},
-        }
-        with open(options["result"], "w", encoding="utf-8") as handle:
-            import json  # only for --result: json pulls in re, enum and functools
+    if options.get("result") or options.get("json"):
+        from .executor import result
 
-            json.dump(result, handle, indent=2)
-            handle.write("\n")
-    return exit_code
+        record = result.build(outcome, env, events, guard_signal, run_id, views, outputs)
+        if options.get("result"):
+            result.write(record, options["result"])
+    if views is not None:
+        if options.get("json"):
+            _write(1, result.write(record))
+        else:
+            _write(1, views["stdout"][0])
+            _write(2, views["stderr"][0])
+    if not options.get("quiet"):
+        trashed = [e for e in events if e.get("operation") == "trash"]
+        refused = [e for e in events if e.get("operation") == "refuse"]
+        _summarise(trashed, refused, env["SAFEDEL_TURN"])
+    return outcome.shell_code
+
+
+def _plain_outcome(exit_code, signum, started):
+    from .executor.process import Outcome
+
+    outcome = Outcome()
+    outcome.duration_ms = int((time.monotonic() - started) * 1000)
+    outcome.shell_code = exit_code
+    outcome.signal = signum
+    outcome.exit_code = None if signum else exit_code
+    return outcome
+
+
+def _write(fd, text):
+    data = text.encode("utf-8", "surrogateescape")
+    while data:
+        try:
+            data = data[os.write(fd, data) :]
+        except BrokenPipeError:
+            return
 
 
 def _summarise(trashed, refused, turn):

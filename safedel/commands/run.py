@@ -25,6 +25,22 @@ def run(
     shell: Annotated[Text, typer.Option(help="Run COMMAND through this shell's prelude.")] = None,
     state_dir: Annotated[Text, typer.Option(help="Bulk-guard state directory.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line.")] = False,
+    capture: Annotated[
+        bool, typer.Option("--capture", help="Output to files, a bounded view, timeout, tree kill.")
+    ] = False,
+    timeout: Annotated[
+        Text, typer.Option(help="90s, 2m, 120000ms (default 120s; 0 = none).")
+    ] = None,
+    kill_grace: Annotated[Text, typer.Option(help="SIGTERM to SIGKILL delay (2s).")] = None,
+    max_output: Annotated[Text, typer.Option(help="Characters shown per stream (30000).")] = None,
+    stdout_file: Annotated[Text, typer.Option(help="Write the raw stdout here.")] = None,
+    stderr_file: Annotated[Text, typer.Option(help="Write the raw stderr here.")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result object instead of the output.")
+    ] = False,
+    keep_background: Annotated[
+        bool, typer.Option("--keep-background", help="Leave background processes running.")
+    ] = False,
 ) -> None:
     """Run COMMAND so that every deletion it makes goes to the trash."""
     options = {
@@ -41,7 +57,19 @@ def run(
             "shell": shell,
             "state_dir": state_dir,
             "quiet": quiet,
+            "capture": capture,
+            "timeout": timeout,
+            "kill_grace": kill_grace,
+            "max_output": max_output,
+            "stdout_file": stdout_file,
+            "stderr_file": stderr_file,
+            "json": as_json,
+            "keep_background": keep_background,
         }.items()
         if value not in (None, False)
     }
+    try:
+        runner.validate(options)
+    except runner.UsageError as exc:
+        raise typer.BadParameter(str(exc)) from None
     raise typer.Exit(runner.execute(options, command))

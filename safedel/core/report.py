@@ -24,6 +24,9 @@ def event(operation, settings, runtime, **fields):
             "pid": os.getpid(),
         }
     )
+    run = os.environ.get("SAFEDEL_RUN_ID")
+    if run:  # the `safedel run` this process is under: its result lists exactly these
+        record["run"] = run
     return record
 
 

@@ -83,6 +83,8 @@ function event(operation, settings, fields) {
     turn: settings.turn,
     toolCall: settings.toolCall,
     pid: process.pid,
+    // The `safedel run` this process is under: its result lists exactly these events.
+    ...(process.env.SAFEDEL_RUN_ID ? { run: process.env.SAFEDEL_RUN_ID } : {}),
   });
 }
 

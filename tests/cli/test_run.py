@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from resultschema import valid_result
 
 from safedel import environment, materialize
 
@@ -103,19 +104,21 @@ def test_result_file(sandbox):
     result_path = sandbox.work / "result.json"
     result = sandbox.run("sh", "-c", "exit 4", run_options=["--result", str(result_path)])
     assert result.returncode == 4
-    data = json.loads(result_path.read_text())
+    data = valid_result(result_path)
     assert data["exitCode"] == 4
     assert data["signal"] is None
     assert data["session"] == sandbox.session and data["turn"] == sandbox.turn
     assert data["trashed"] == [] and data["refused"] == [] and data["guard"] is None
     assert isinstance(data["durationMs"], int)
+    # Without capture mode the output went straight through, so there is no view.
+    assert data["stdout"] is None and data["outputFiles"] is None and data["timedOut"] is False
 
 
 def test_result_names_the_signal(sandbox):
     result_path = sandbox.work / "result.json"
-    sandbox.run("sh", "-c", "kill -KILL $$", run_options=["--result", str(result_path)])
-    data = json.loads(result_path.read_text())
-    assert (data["exitCode"], data["signal"]) == (137, "SIGKILL")
+    done = sandbox.run("sh", "-c", "kill -KILL $$", run_options=["--result", str(result_path)])
+    data = valid_result(result_path)
+    assert (done.returncode, data["exitCode"], data["signal"]) == (137, None, "SIGKILL")
 
 
 @pytest.mark.parametrize("bad", [["--threshold", "0"], ["--bogus"], []])
@@ -195,4 +198,24 @@ def test_duration_is_reported_in_milliseconds(sandbox):
     result_path = sandbox.work / "r.json"
     sandbox.run("sleep", "0.2", run_options=["--result", str(result_path)])
     # A unit check (milliseconds, not seconds), not a speed check.
-    assert json.loads(result_path.read_text())["durationMs"] >= 200
+    assert valid_result(result_path)["durationMs"] >= 200
+
+
+def test_locale_coercion_does_not_reach_the_command(sandbox, tmp_path):
+    """With LANG=C the interpreter sets LC_CTYPE=C.UTF-8 for itself; the command must get
+    the environment safedel was given, so coreutils still quote with plain '."""
+    env = {k: v for k, v in sandbox.base_env(LANG="C").items() if not k.startswith("LC_")}
+    env.pop("PYTHONCOERCECLOCALE", None)
+    env.pop("PYTHONUTF8", None)
+    shown = sandbox.run("env", env=env)
+    assert b"LC_CTYPE=" not in shown.stdout
+    missing = str(tmp_path / "no-such-file")
+    plain = subprocess.run(["/usr/bin/unlink", missing], env=env, capture_output=True)
+    wrapped = sandbox.run("/usr/bin/unlink", missing, env=env)
+    assert (
+        plain.stderr
+        == f"/usr/bin/unlink: cannot unlink '{missing}': No such file or directory\n".encode()
+    )
+    assert wrapped.stderr == plain.stderr
+    given = sandbox.run("env", env={**env, "LC_CTYPE": "C.UTF-8"})
+    assert b"\nLC_CTYPE=C.UTF-8\n" in b"\n" + given.stdout
