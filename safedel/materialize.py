@@ -30,6 +30,7 @@ LAYOUT = (
     (os.path.join(SHELLS_DIR, "posix"), "posix", "sh"),
     (os.path.join(SHELLS_DIR, "zsh", "zdotdir"), "zsh", "sh"),
 )
+PRELOAD = os.path.join("node", "safedel.cjs")
 SKIP = ("__pycache__", "ruff.toml", "__init__.pyc")
 
 
@@ -120,6 +121,10 @@ def _write(staging, home, files):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(source, "rb") as handle:
             data = handle.read()
+        if dest == PRELOAD:
+            from . import nodebundle  # only when a shim home is written
+
+            data = nodebundle.bundle(os.path.dirname(source))
         if quoting:
             data = render(data.decode("utf-8"), values, QUOTERS[quoting]).encode("utf-8")
         with open(target, "wb") as handle:

@@ -1,22 +1,23 @@
 'use strict';
-// One deletion call, decided and carried out: what Node would do with the path (succeed,
-// or fail with its own error), then exempt / protected / guard / trash / report, the way
-// safedel/core/deletion.py does it for the other runtimes.
+// One deletion call, in the order of safedel/core/deletion.py: resolve the path where
+// the kernel puts it, refuse a protected one, delete an exempt one for real (without
+// following anything), let Node fail what Node would fail, then guard, trash, report.
 
-const os = require('os');
 const url = require('url');
 const settingsModule = require('./settings.cjs');
-const ledger = require('./ledger.cjs');
 const audit = require('./audit.cjs');
 const trashModule = require('./trash.cjs');
+const refusal = require('./refusal.cjs');
+const { resolve, join } = require('./resolve.cjs');
+const realdelete = require('./realdelete.cjs');
+const { environment } = require('./inherit.cjs');
 
-const FAIL_CLOSED = 'SAFE_DELETE_FAIL_CLOSED';
-const CONFIRM_REQUIRED = 'SAFE_DELETE_BULK_CONFIRM_REQUIRED';
-const REJECTED = 'SAFE_DELETE_BULK_REJECTED';
-const GUARD_ERROR = 'SAFE_DELETE_BULK_GUARD_ERROR';
-const { lstatSync, readdirSync } = require('./originals.cjs');
+const { readdirSync, lstatSync, rmSync } = require('./originals.cjs');
 // Linux trashes in-process; elsewhere only the native trash (via the Python engine) can.
 const IN_PROCESS = process.platform === 'linux';
+const DELEGATE = { action: 'delegate' };
+const DONE = { action: 'done' };
+const KERNEL_FAILS = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EACCES', 'ENAMETOOLONG']);
 
 // The path as bytes, URL and string alike (validation already passed).
 function toBuffer(path) {
@@ -26,132 +27,126 @@ function toBuffer(path) {
   return Buffer.from(path);
 }
 
-function absoluteOf(raw) {
-  if (!IN_PROCESS) return Buffer.from(require('path').resolve(raw.toString()));
-  const text = raw.toString('latin1');
-  const base = text.startsWith('/') ? '' : Buffer.from(process.cwd()).toString('latin1');
-  return Buffer.from(require('path').posix.resolve(base || '/', text), 'latin1');
-}
+const outcome = (error) => (error ? { action: 'error', error } : DONE);
 
-function stripSlashes(raw) {
-  let end = raw.length;
-  while (end > 1 && raw[end - 1] === 0x2f) end -= 1;
-  return raw.subarray(0, end);
-}
-
-function isDotName(raw) {
-  const base = trashModule.basename(stripSlashes(raw)).toString('latin1');
-  return base === '.' || base === '..';
-}
-
-function exempt(path, settings) {
-  return settingsModule.isExempt(absoluteOf(stripSlashes(toBuffer(path))), settings.exempt);
-}
-
-// What to do with one call on an existing path: 'delegate' (the original fails with
-// Node's own error), 'dot' ('.' or '..', which Node refuses only after emptying the
-// directory), or 'trash'. `st` is lstat(path); `op` is unlink, rmdir or rm.
-function decide(op, raw, st, recursive) {
-  const target = stripSlashes(raw);
-  if (target.length !== raw.length && recursive) {
-    const own = lstatSync(target, { throwIfNoEntry: false });
-    // `link/` with recursive would empty the link's target; the link itself goes instead.
-    if (own && own.isSymbolicLink()) return 'trash';
-  }
-  if (op === 'unlink') return st.isDirectory() ? 'delegate' : 'trash';
-  if (op === 'rm' && !recursive) return st.isDirectory() ? 'delegate' : 'trash';
-  if (op === 'rmdir') {
-    if (!st.isDirectory()) return 'delegate';
-    if (isDotName(raw)) return recursive ? 'dot' : 'delegate';
-    if (!recursive && readdirSync(target).length) return 'delegate';
-    return 'trash';
-  }
-  return isDotName(raw) ? 'dot' : 'trash';
-}
-
-function errnoOf(code) {
-  const value = os.constants.errno[code];
-  return value ? -value : -os.constants.errno.EIO;
-}
-
-function makeError(code, detail, syscall, path) {
-  const shown = Buffer.isBuffer(path) ? path.toString() : String(path);
-  const err = new Error(`${code}: ${detail}, ${syscall} '${shown}'`);
-  err.errno = errnoOf(code);
-  err.code = code;
-  err.syscall = syscall;
-  err.path = shown;
-  return err;
-}
-
-function refused(reason, syscall, path) {
-  const detail = `operation not permitted: safedel refused it, ${reason}`;
-  return makeError('EPERM', detail, syscall, path);
-}
-
-function refuse(settings, kind, signal, reason, payload, targets) {
-  audit.emit(kind, payload);
-  if (signal) audit.writeSignal(settings, signal, payload);
-  audit.reportRefusals(settings, targets, reason);
-}
-
-// Take one from the turn's allowance; return null, or the refusal error to raise.
-function authorize(settings, absolute, syscall, path) {
-  const targets = [audit.fsdecode(absolute)];
-  let decision;
+// What Node does with one call on an existing path; `st` is lstat(path), op is unlink,
+// rmdir or rm. Returns a plan: delegate (the original runs: Node's own outcome), done,
+// dot ('.' or '..': Node empties the directory first, safedel only fails), or error.
+function handle(op, path, st, recursive, sync) {
+  const env = environment() || process.env;
+  const settings = settingsModule.load(env);
+  if (!IN_PROCESS) return elsewhere(op, path, st, recursive, settings);
+  const raw = toBuffer(path);
+  let target;
   try {
-    decision = ledger.take(settings, 1);
+    target = resolve(raw);
   } catch (err) {
-    const message = err instanceof ledger.GuardError ? err.message : String(err);
-    const reason = `the bulk guard failed, so nothing was deleted: ${message}`;
-    refuse(settings, GUARD_ERROR, 'guardError', reason, { message }, targets);
-    return refused(reason, syscall, path);
+    // A parent the kernel cannot reach fails Node's own call the same way; anything
+    // else (the permission model, no descriptors left) must not become a real delete.
+    if (KERNEL_FAILS.has(err.code)) return DELEGATE;
+    const reason = `cannot tell where it is: ${err.message}`;
+    return outcome(refusal.failClosed(settings, raw, 'EPERM', reason, op, path));
   }
-  if (decision.verdict === ledger.ALLOW) return null;
-  const payload = {
-    count: decision.count,
-    threshold: decision.threshold,
-    scope: 'turn',
-    targets,
-    targetCount: 1,
-    session: settings.session,
-    turn: settings.turn,
-  };
-  if (decision.verdict === ledger.REJECTED) {
-    const reason = "bulk guard: this turn's bulk deletion was rejected; nothing was deleted";
-    refuse(settings, REJECTED, 'rejected', reason, payload, targets);
-    return refused(reason, syscall, path);
+  if (target.dots) {
+    if (!st.isDirectory() || (op === 'rmdir' && !recursive)) return DELEGATE;
+    return op === 'unlink' ? DELEGATE : { action: 'dot' };
   }
-  const reason =
-    `bulk guard: 1 more would pass this turn's limit of ${decision.threshold} ` +
-    `(already ${decision.count}); nothing was deleted; run \`safedel guard approve\` to allow it`;
-  refuse(settings, CONFIRM_REQUIRED, 'confirmRequired', reason, payload, targets);
-  return refused(reason, syscall, path);
+  if (target.slash && target.st && target.st.isSymbolicLink()) {
+    if (!(sync && op === 'rm' && recursive && target.viaLink)) return DELEGATE;
+    return linkSlash(settings, env, target, path);
+  }
+  const why = settingsModule.protectedReason(target, env);
+  if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, op, path));
+  if (!wouldRemove(op, target, st, recursive)) return DELEGATE;
+  if (settingsModule.isExempt(target.path, settings.exempt)) {
+    if (!realdelete.supported()) return DELEGATE;
+    return outcome(realdelete.remove(op, target, recursive, shownPath(path)));
+  }
+  return outcome(trashTarget(settings, env, target, op, path));
 }
 
-function failClosed(settings, absolute, code, reason, syscall, path) {
-  const shown = audit.fsdecode(absolute);
-  refuse(settings, FAIL_CLOSED, null, reason, { path: shown, reason }, [shown]);
-  const detail = `safedel could not trash it and left it in place: ${reason}`;
-  return makeError(code, detail, syscall, path);
+// `link/` fails in the kernel for rmdir and unlink (ENOTDIR), and in Node's rm and
+// promises.rm without removing anything. rmSync on Node 24 first empties the directory
+// the link leads to, then fails: safedel trashes those entries, and Node then fails
+// on the empty directory as it would have.
+function linkSlash(settings, env, target, path) {
+  if (!rmSyncEmptiesLinkTargets()) return DELEGATE;
+  const why = settingsModule.protectedReason(target, env);
+  if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, 'rm', path));
+  if (settingsModule.isExempt(target.path, settings.exempt)) return DELEGATE;
+  const id = [target.st.dev, target.st.ino];
+  for (const name of readdirSync(target.path, { encoding: 'buffer' })) {
+    const entry = join(target.path, name);
+    const st = lstatSync(entry, { throwIfNoEntry: false });
+    if (!st) continue;
+    const child = { parent: target.path, name, path: entry, st, parentId: id };
+    const err = trashTarget(settings, env, child, 'rm', path);
+    if (err) return outcome(err);
+  }
+  return DELEGATE;
 }
 
-// Guard, trash and report one path; return null or the error to raise.
-function trashPath(settings, raw, st, syscall, path) {
-  const target = stripSlashes(raw);
-  const own = target.length === raw.length ? st : lstatSync(target);
-  const absolute = absoluteOf(target);
-  const why = settingsModule.protectedReason(absolute, own, process.env);
-  if (why) return failClosed(settings, absolute, 'EPERM', why, syscall, path);
-  if (!IN_PROCESS) return viaCli(absolute, syscall, path);
-  const denied = authorize(settings, absolute, syscall, path);
+let emptiesLinkTargets = null;
+
+// Does this Node's rmSync('link/', { recursive: true }) empty where link leads? Asked
+// once, of a private copy of that shape in the temp directory.
+function rmSyncEmptiesLinkTargets() {
+  if (emptiesLinkTargets !== null) return emptiesLinkTargets;
+  const fs = require('fs');
+  const dir = fs.mkdtempSync(require('path').join(require('os').tmpdir(), 'safedel-probe-'));
+  try {
+    fs.mkdirSync(`${dir}/d`);
+    fs.writeFileSync(`${dir}/d/x`, '');
+    fs.symlinkSync('d', `${dir}/l`);
+    try {
+      rmSync(`${dir}/l/`, { recursive: true });
+    } catch {
+      // The failure is expected; what matters is whether d/x survived it.
+    }
+    emptiesLinkTargets = !fs.existsSync(`${dir}/d/x`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return emptiesLinkTargets;
+}
+
+// macOS and Windows: no /proc to resolve by, and the native trash does the work.
+function elsewhere(op, path, st, recursive, settings) {
+  const absolute = Buffer.from(require('path').resolve(shownPath(path)));
+  if (!wouldRemove(op, { path: absolute }, st, recursive)) return DELEGATE;
+  if (settingsModule.isExempt(absolute, settings.exempt)) return DELEGATE;
+  return outcome(viaCli(absolute, op, path));
+}
+
+function shownPath(path) {
+  if (typeof path === 'string') return path;
+  return Buffer.isBuffer(path) || path instanceof Uint8Array
+    ? Buffer.from(path).toString()
+    : url.fileURLToPath(path);
+}
+
+// Would Node remove something here? If not, its own call fails with its own error.
+function wouldRemove(op, target, st, recursive) {
+  const isDir = st.isDirectory();
+  if (op === 'unlink' || (op === 'rm' && !recursive)) return !isDir;
+  if (op === 'rmdir') {
+    if (!isDir) return false;
+    return recursive || readdirSync(target.path).length === 0;
+  }
+  return true;
+}
+
+// Guard, trash and report one target; return null or the error to raise.
+function trashTarget(settings, env, target, syscall, path) {
+  const absolute = target.path;
+  const denied = refusal.authorize(settings, absolute, syscall, path);
   if (denied) return denied;
   let record;
   try {
-    record = trashModule.trash(target, absolute, own, settings.trashDir, process.env);
+    record = trashModule.trash(target, settings.trashDir, env);
   } catch (err) {
     const reason = err instanceof trashModule.TrashFailure ? err.reason : String(err.message);
-    return failClosed(settings, absolute, err.code || 'EIO', reason, syscall, path);
+    return refusal.failClosed(settings, absolute, err.code || 'EIO', reason, syscall, path);
   }
   const fields = {
     path: audit.fsdecode(absolute),
@@ -177,17 +172,19 @@ function viaCli(absolute, syscall, path) {
     stdio: ['ignore', 'pipe', 'inherit'],
     shell: process.platform === 'win32',
   });
-  let outcome = null;
+  let answer = null;
   try {
-    outcome = JSON.parse(result.stdout.trim().split('\n').pop());
+    answer = JSON.parse(result.stdout.trim().split('\n').pop());
   } catch {
-    outcome = null;
+    answer = null;
   }
-  if (outcome && outcome.ok) return null;
-  const reason = (outcome && outcome.error) || (result.error && result.error.message) ||
+  if (answer && answer.ok) return null;
+  const reason =
+    (answer && answer.error) ||
+    (result.error && result.error.message) ||
     `safedel trash exited with ${result.status}`;
   const detail = `operation not permitted: safedel left it in place, ${reason}`;
-  return makeError('EPERM', detail, syscall, path);
+  return refusal.makeError('EPERM', detail, syscall, path);
 }
 
-module.exports = { toBuffer, exempt, decide, trashPath, load: settingsModule.load };
+module.exports = { handle, DELEGATE, DONE };

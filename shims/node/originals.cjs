@@ -14,9 +14,11 @@ module.exports = {
   readdirSync: fs.readdirSync,
   readFileSync: fs.readFileSync,
   readSync: fs.readSync,
+  readlinkSync: fs.readlinkSync,
   realpathSync: fs.realpathSync.native,
   renameSync: fs.renameSync,
   rmdirSync: fs.rmdirSync,
+  rmSync: fs.rmSync,
   unlinkSync: fs.unlinkSync,
   writeSync: fs.writeSync,
 };

@@ -79,7 +79,7 @@ function validateOptions(op, options) {
 }
 
 // Decide one call and carry it out unless the original must: { action, error }.
-function prepare(op, path, options) {
+function prepare(op, path, options, sync = false) {
   const { st, error } = probe(path);
   let recursive = false;
   let force = false;
@@ -90,23 +90,15 @@ function prepare(op, path, options) {
   }
   // What Node cannot even lstat, it fails on by itself (force forgives only ENOENT).
   if (!st) return force && error.code === 'ENOENT' ? DONE : DELEGATE;
-  const engine = deletion();
-  const settings = engine.load(process.env);
-  const raw = engine.toBuffer(path);
-  if (engine.exempt(raw, settings)) return DELEGATE;
-  const action = engine.decide(op, raw, st, recursive);
-  if (action === 'delegate') return DELEGATE;
-  if (action === 'dot') {
-    // Node empties the directory, then fails to remove '.'; safedel only fails, the same way.
-    try {
-      original.rmdirSync(path);
-    } catch (err) {
-      return { action: 'error', error: err };
-    }
-    return DONE;
+  const plan = deletion().handle(op, path, st, recursive, sync);
+  if (plan.action !== 'dot') return plan;
+  // Node empties the directory, then fails to remove '.'; safedel only fails, the same way.
+  try {
+    original.rmdirSync(path);
+  } catch (err) {
+    return { action: 'error', error: err };
   }
-  const err = engine.trashPath(settings, raw, st, op, path);
-  return err ? { action: 'error', error: err } : DONE;
+  return DONE;
 }
 
 function finishSync(plan, fn, args) {
@@ -139,7 +131,7 @@ const wrappers = {
   },
   rmSync(path, options) {
     if (passThrough) return Reflect.apply(original.rmSync, fs, arguments);
-    return finishSync(prepare('rm', path, options), original.rmSync, arguments);
+    return finishSync(prepare('rm', path, options, true), original.rmSync, arguments);
   },
   unlink(path, callback) {
     if (passThrough || typeof callback !== 'function') {

@@ -6,7 +6,12 @@
 
 (function safedelPreload() {
   const installed = Symbol.for('safedel.node.installed');
-  if (process.env.SAFEDEL_ACTIVE !== '1' || process[installed]) return;
+  if (process[installed]) return;
+  // A Worker given `env: {}` is protected by the state its process started with.
+  const inWorker = process.chdir && process.chdir.name === 'unavailableInWorker';
+  if (process.env.SAFEDEL_ACTIVE !== '1') {
+    if (!inWorker || !require('./inherit.cjs').environment()) return;
+  }
   try {
     Object.defineProperty(process, installed, { value: true });
     require('./patch.cjs').install();

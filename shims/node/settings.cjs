@@ -5,7 +5,6 @@
 const os = require('os');
 const nativePath = require('path');
 const pathPosix = nativePath.posix;
-const { join, dirname, basename, latin1 } = require('./trash.cjs');
 
 const DEFAULT_THRESHOLD = 50;
 const MAX_THRESHOLD = 99999;
@@ -16,12 +15,13 @@ const SYSTEM_DIRS = new Set(
 );
 const warned = new Set();
 const { readFileSync, lstatSync, realpathSync, writeSync } = require('./originals.cjs');
+const { printable } = require('./refusal.cjs');
 
 function warnOnce(message) {
   if (warned.has(message)) return;
   warned.add(message);
   try {
-    writeSync(2, `safedel: warning: ${message}\n`);
+    writeSync(2, `safedel: warning: ${printable(message)}\n`);
   } catch {
     // stderr is closed; the warning has nowhere to go.
   }
@@ -143,33 +143,23 @@ function under(path, roots) {
   return false;
 }
 
-// Resolved exempt roots, and parents already known to resolve outside every root. Only
-// the "not exempt" answer is remembered: if it goes stale the item is trashed, not lost.
+// The exempt roots as real paths (latin1 strings, one char per byte).
 const realRoots = new Map();
-const notExempt = new Set();
 
 function realRoot(root) {
   let real = realRoots.get(root);
   if (real === undefined) {
-    real = latin1(realOrNull(Buffer.from(root)) || Buffer.from(root));
+    real = (realOrNull(Buffer.from(root)) || Buffer.from(root)).toString('latin1');
     realRoots.set(root, real);
   }
   return real;
 }
 
-// True when the item at absolute (a Buffer) really lies strictly inside an exempt root.
-// Judged on real paths only: /tmp/link/src, with link pointing into a project, looks
-// exempt but is not, and deleting it for real would destroy project files.
-function isExempt(absolute, roots) {
-  if (!roots.length) return false;
-  const parent = dirname(absolute);
-  const key = `${roots.join('\0')}\0\0${latin1(parent)}`;
-  if (notExempt.has(key)) return false;
-  const real = realOrNull(parent);
-  const resolved = real && latin1(join(real, basename(absolute)));
-  const exempt = real !== null && under(resolved, roots.map(realRoot));
-  if (!exempt) notExempt.add(key);
-  return exempt;
+// True when the item whose real location is `real` (a Buffer from resolve.cjs) lies
+// strictly inside an exempt root: /tmp/link/src, with link pointing into a project,
+// looks exempt but is not, and deleting it for real would destroy project files.
+function isExempt(real, roots) {
+  return roots.length > 0 && under(real.toString('latin1'), roots.map(realRoot));
 }
 
 const homeReal = new Map();
@@ -177,33 +167,23 @@ const homeReal = new Map();
 function homesOf(env) {
   const home = env.HOME || os.homedir();
   if (!home) return [];
-  let real = homeReal.get(home);
-  if (real === undefined) {
-    real = (realOrNull(Buffer.from(home)) || Buffer.from(pathPosix.resolve(home))).toString();
-    homeReal.set(home, real);
+  let found = homeReal.get(home);
+  if (found === undefined) {
+    const real = realOrNull(Buffer.from(home)) || Buffer.from(pathPosix.resolve(home));
+    found = [Buffer.from(pathPosix.resolve(home)), real].map((b) => b.toString('latin1'));
+    homeReal.set(home, found);
   }
-  return [pathPosix.resolve(home), real];
+  return found;
 }
 
-// Why absolute (a Buffer; st its lstat) must never be trashed, or null. A symlink is
-// judged as the link. Resolving keeps the last name of a non-symlink, so only a path
-// named like a protected directory needs resolving at all.
-function protectedReason(absolute, st, env) {
-  const homes = homesOf(env);
-  const text = absolute.toString('utf8');
-  const name = pathPosix.basename(text);
-  const candidates = [text];
-  const suspicious =
-    SYSTEM_DIRS.has('/' + name) || homes.some((h) => pathPosix.basename(h) === name);
-  if (suspicious && !st.isSymbolicLink()) {
-    const real = realOrNull(absolute);
-    if (real) candidates.push(real.toString('utf8'));
-  }
-  for (const candidate of candidates) {
-    if (candidate === '/') return "refusing to remove '/'";
-    if (homes.includes(candidate)) return `refusing to remove your home directory ${candidate}`;
-    if (SYSTEM_DIRS.has(candidate)) return `refusing to remove the system directory ${candidate}`;
-  }
+// Why target (from resolve.cjs) must never be deleted or trashed, or null. A symlink is
+// judged as the link; `link/` as the directory it leads to, which is what would go.
+function protectedReason(target, env) {
+  const path = target.path.toString('latin1');
+  const shown = target.path.toString('utf8');
+  if (path === '/') return "refusing to remove '/'";
+  if (homesOf(env).includes(path)) return `refusing to remove your home directory ${shown}`;
+  if (SYSTEM_DIRS.has(path)) return `refusing to remove the system directory ${shown}`;
   return null;
 }
 

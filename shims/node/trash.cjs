@@ -10,10 +10,9 @@ const { INFO_SUFFIX, candidateName, deletionDate, render } = require('./trashinf
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_CLOEXEC = 0 } = fs.constants;
 const INFO_FLAGS = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 const S_ISVTX = 0o1000;
-const deviceCache = new Map();
 
 const { lstatSync, mkdirSync, openSync, writeSync, closeSync } = require('./originals.cjs');
-const { renameSync, unlinkSync, realpathSync } = require('./originals.cjs');
+const { renameSync, unlinkSync } = require('./originals.cjs');
 
 class TrashFailure extends Error {
   constructor(code, reason) {
@@ -44,44 +43,49 @@ function homeTrash(env) {
   return join(Buffer.from(dataHome), Buffer.from('Trash'));
 }
 
-// Create root/files and root/info (0700); refuse a symlinked or foreign root.
-function ensureTrashRoot(root, checkOwner) {
+const mine = () => process.getuid();
+
+// A trash root we may put things in: a real directory (never a symlink), owned by us
+// when it must be (topdir trashes, SAFEDEL_TRASH_DIR), writable by nobody else.
+function checkRoot(root, st, owned) {
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new TrashFailure('ENOTDIR', `${show(root)} is a symlink or not a directory`);
+  }
+  if (owned && st.uid !== mine()) {
+    throw new TrashFailure('EPERM', `${show(root)} belongs to another user`);
+  }
+  if (owned && st.mode & 0o022) {
+    throw new TrashFailure('EPERM', `${show(root)} is writable by other users`);
+  }
+}
+
+// Create root/files and root/info (0700) as needed and check all three, every time:
+// a process that trashed once must not follow a root swapped for a symlink since.
+function ensureTrashRoot(root, owned) {
   let st = lstatSync(root, { throwIfNoEntry: false });
   if (!st) {
     mkdirSync(root, { recursive: true, mode: 0o700 });
     st = lstatSync(root);
   }
-  if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new TrashFailure('ENOTDIR', 'trash directory is a symlink or not a directory');
-  }
-  if (checkOwner && st.uid !== process.getuid()) {
-    throw new TrashFailure('EPERM', 'trash directory belongs to another user');
-  }
+  checkRoot(root, st, owned);
   for (const sub of ['files', 'info']) {
     const path = join(root, Buffer.from(sub));
-    try {
-      mkdirSync(path, 0o700);
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-      const sst = lstatSync(path);
-      if (!sst.isDirectory()) {
-        throw new TrashFailure('ENOTDIR', `${show(path)} is not a directory`);
+    let sst = lstatSync(path, { throwIfNoEntry: false });
+    if (!sst) {
+      try {
+        mkdirSync(path, 0o700);
+      } catch (err) {
+        if (err.code !== 'EEXIST') throw err;
       }
+      sst = lstatSync(path);
+    }
+    if (sst.isSymbolicLink() || !sst.isDirectory() || sst.uid !== st.uid) {
+      throw new TrashFailure('ENOTDIR', `${show(path)} is not a directory of the trash's owner`);
     }
   }
   return st.dev;
 }
 
-function rootDevice(root, checkOwner) {
-  const key = latin1(root);
-  let dev = deviceCache.get(key);
-  if (dev === undefined || !lexists(join(root, Buffer.from('info')))) {
-    // First use, or someone emptied the trash by removing its folders: make them again.
-    dev = ensureTrashRoot(root, checkOwner);
-    deviceCache.set(key, dev);
-  }
-  return dev;
-}
 
 // The highest ancestor of directory (a real path) that is still on dev.
 function mountTopdir(directory, dev) {
@@ -101,10 +105,11 @@ function topdirTrash(topdir) {
   const errors = [];
   const shared = join(topdir, Buffer.from('.Trash'));
   const st = lstatSync(shared, { throwIfNoEntry: false });
-  if (st && st.isDirectory() && st.mode & S_ISVTX) {
+  // Only a root-owned sticky .Trash: anybody else who owns it can swap our $uid in it.
+  if (st && st.isDirectory() && st.mode & S_ISVTX && st.uid === 0) {
     const root = join(shared, Buffer.from(uid));
     try {
-      rootDevice(root, true);
+      ensureTrashRoot(root, true);
       return root;
     } catch (err) {
       errors.push(`${show(root)}: ${err.reason || err.message}`);
@@ -112,7 +117,7 @@ function topdirTrash(topdir) {
   }
   const root = join(topdir, Buffer.from('.Trash-' + uid));
   try {
-    rootDevice(root, true);
+    ensureTrashRoot(root, true);
     return root;
   } catch (err) {
     errors.push(`${show(root)}: ${err.reason || err.message}`);
@@ -127,7 +132,7 @@ function topdirTrash(topdir) {
 function locate(absolute, dev, trashDir, env) {
   if (trashDir) {
     const root = Buffer.from(trashDir);
-    if (rootDevice(root, false) !== dev) {
+    if (ensureTrashRoot(root, true) !== dev) {
       throw new TrashFailure(
         'EXDEV',
         `${show(absolute)} is on another device than the trash directory ` +
@@ -139,22 +144,13 @@ function locate(absolute, dev, trashDir, env) {
   const home = homeTrash(env);
   let homeDev = null;
   try {
-    homeDev = rootDevice(home, false);
+    homeDev = ensureTrashRoot(home, false);
   } catch {
     homeDev = null;
   }
   if (homeDev === dev) return { root: home, topdir: null };
-  const parent = realpathSync(dirname(absolute), { encoding: 'buffer' });
-  const topdir = mountTopdir(parent, dev);
+  const topdir = mountTopdir(dirname(absolute), dev);
   return { root: topdirTrash(topdir), topdir };
-}
-
-// topdir was found from the resolved parent, so Path= starts from it too: a symlinked
-// directory on the way would otherwise give a '../' path.
-function pathField(topdir, absolute) {
-  const realParent = realpathSync(dirname(absolute), { encoding: 'buffer' });
-  const real = join(realParent, basename(absolute));
-  return bytes(pathPosix.relative(latin1(topdir), latin1(real)));
 }
 
 function failure(err, what) {
@@ -167,9 +163,11 @@ function describe(err) {
   return match ? match[1] : String(err.message || err);
 }
 
-// Trash target (the item as named, trailing slashes already off) whose absolute path is
-// absolute and whose lstat is st. Returns the report fields or throws a TrashFailure.
-function trash(target, absolute, st, trashDir, env) {
+// Trash target (from resolve.cjs: its real parent plus its name, st its lstat).
+// Returns the report fields or throws a TrashFailure.
+function trash(target, trashDir, env) {
+  const absolute = target.path;
+  const st = target.st;
   if (st.isDirectory()) {
     const parentSt = lstatSync(dirname(absolute), { throwIfNoEntry: false });
     if (parentSt && parentSt.dev !== st.dev) {
@@ -186,7 +184,10 @@ function trash(target, absolute, st, trashDir, env) {
     if (err instanceof TrashFailure) throw err;
     throw failure(err, 'cannot prepare the trash');
   }
-  const field = location.topdir ? pathField(location.topdir, absolute) : absolute;
+  // Path= is relative to the topdir, which was found from the same real path.
+  const field = location.topdir
+    ? bytes(pathPosix.relative(latin1(location.topdir), latin1(absolute)))
+    : absolute;
   const content = render(field, deletionDate());
   const filesDir = join(location.root, Buffer.from('files'));
   const infoDir = join(location.root, Buffer.from('info'));
@@ -216,7 +217,7 @@ function trash(target, absolute, st, trashDir, env) {
       } finally {
         closeSync(fd);
       }
-      renameSync(target, entry);
+      renameSync(absolute, entry);
     } catch (err) {
       try {
         unlinkSync(infoPath);

@@ -1,0 +1,60 @@
+"""The Node preload as one file.
+
+`node --permission` reads only what `--allow-fs-read` names, and a preload that
+requires its neighbours fails there (Node 20 dies at start-up; Node 24 warns and runs
+unprotected). So the shim home gets `node/safedel.cjs` as one file holding every module
+of shims/node, each wrapped as CommonJS would wrap it and evaluated only when first
+required, so loading stays as lazy as the separate files were.
+"""
+
+import os
+import re
+
+ENTRY = "safedel.cjs"
+_NAME = re.compile(r"^[a-z]+\.cjs$")
+
+_HEAD = """'use strict';
+// safedel's Node preload, all in one file (built from shims/node/*.cjs when the shim
+// home is written), so that `node --permission --allow-fs-read=<this file>` can load it.
+(function safedelBundle(nodeRequire) {
+  const sources = {
+"""
+
+_TAIL = """  };
+  const loaded = {};
+  function local(id) {
+    const name = typeof id === 'string' && id.startsWith('./') ? id.slice(2) : null;
+    if (name === null || !(name in sources)) return nodeRequire(id);
+    if (!loaded[name]) {
+      const module = { exports: {} };
+      loaded[name] = module;
+      sources[name].call(module.exports, module, module.exports, local);
+    }
+    return loaded[name].exports;
+  }
+  (function entry(require) {
+"""
+
+_END = """  })(local);
+})(require);
+"""
+
+
+def bundle(node_dir):
+    """The one-file preload (bytes) for the modules in node_dir."""
+    names = sorted(n for n in os.listdir(node_dir) if _NAME.match(n) and n != ENTRY)
+    parts = [_HEAD]
+    for name in names:
+        parts.append(f"    '{name}': function (module, exports, require) {{\n")
+        parts.append(_read(node_dir, name))
+        parts.append("    },\n")
+    parts.append(_TAIL)
+    parts.append(_read(node_dir, ENTRY))
+    parts.append(_END)
+    return "".join(parts).encode("utf-8")
+
+
+def _read(node_dir, name):
+    with open(os.path.join(node_dir, name), encoding="utf-8") as handle:
+        text = handle.read()
+    return text if text.endswith("\n") else text + "\n"

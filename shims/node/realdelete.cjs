@@ -1,0 +1,111 @@
+'use strict';
+// Real deletes of exempt items (the temp directory), without following anything. Node
+// has no unlinkat(), but /proc/self/fd/N/name is the same thing: the kernel starts from
+// the directory open as descriptor N, whatever has since been renamed or swapped on
+// the path to it. So the walk holds a descriptor for every directory it empties, opens
+// each subdirectory with O_NOFOLLOW, and unlinks entries by name in it: a subdirectory
+// that somebody swaps for a symlink to your data is unlinked as a link, never followed.
+
+const fs = require('fs');
+const { openSync, closeSync, fstatSync, lstatSync, readdirSync } = require('./originals.cjs');
+const { unlinkSync, rmdirSync } = require('./originals.cjs');
+
+const { DIR_FLAGS } = require('./resolve.cjs');
+
+const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_CLOEXEC = 0 } = fs.constants;
+// Directories the walk empties are read, as rm reads them.
+const SUBDIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+let available = null;
+
+// Is /proc there to name descriptors by? Without it the caller hands the call to Node.
+function supported() {
+  if (available === null) {
+    available =
+      process.platform === 'linux' &&
+      lstatSync('/proc/self/fd', { throwIfNoEntry: false }) !== undefined;
+  }
+  return available;
+}
+
+function at(fd, name) {
+  return Buffer.concat([Buffer.from(`/proc/self/fd/${fd}/`), name]);
+}
+
+// An error from a call on the /proc name `proc` names `shown`, as Node's own would.
+function asCallers(err, proc, shown) {
+  const raw = proc.toString();
+  if (err && typeof err === 'object' && err.path === raw) {
+    err.message = err.message.split(raw).join(shown);
+    err.path = shown;
+  }
+  return err;
+}
+
+function call(fn, proc, shown, tolerate) {
+  try {
+    return fn(proc);
+  } catch (err) {
+    if (err.code === tolerate) return undefined;
+    throw asCallers(err, proc, shown);
+  }
+}
+
+const listing = (dir) => readdirSync(dir, { encoding: 'buffer' });
+const lstatIfAny = (path) => lstatSync(path, { throwIfNoEntry: false });
+
+// Empty the directory open as fd (shown as `shown`).
+function emptyDirectory(fd, shown) {
+  for (const name of call(listing, at(fd, Buffer.alloc(0)), shown)) {
+    const entry = at(fd, name);
+    const inner = `${shown}/${name.toString()}`;
+    const st = lstatIfAny(entry);
+    if (!st) continue; // removed meanwhile by someone else
+    if (st.isDirectory()) removeDirectory(fd, name, inner);
+    else call(unlinkSync, entry, inner, 'ENOENT');
+  }
+}
+
+// Empty and remove the directory `name` inside the directory open as parentFd.
+function removeDirectory(parentFd, name, shown) {
+  const entry = at(parentFd, name);
+  let fd;
+  try {
+    fd = openSync(entry, SUBDIR_FLAGS);
+  } catch (err) {
+    // Swapped for a symlink or a file since lstat: remove that, as it is, here.
+    if (err.code === 'ELOOP' || err.code === 'ENOTDIR') call(unlinkSync, entry, shown, 'ENOENT');
+    else if (err.code !== 'ENOENT') throw asCallers(err, entry, shown);
+    return;
+  }
+  try {
+    emptyDirectory(fd, shown);
+  } finally {
+    closeSync(fd);
+  }
+  call(rmdirSync, entry, shown, 'ENOENT');
+}
+
+// Delete target (from resolve.cjs) for real, as `op` with `recursive` does in Node,
+// relative to its parent directory, which must still be the one judged exempt.
+// Returns null or the error to throw; shown is the path as the caller wrote it.
+function remove(op, target, recursive, shown) {
+  const parentFd = openSync(target.parent, DIR_FLAGS);
+  try {
+    const st = fstatSync(parentFd);
+    if (st.dev !== target.parentId[0] || st.ino !== target.parentId[1]) {
+      const err = new Error(`ESTALE: the directory changed while it was checked, ${op} '${shown}'`);
+      return Object.assign(err, { code: 'ESTALE', syscall: op, path: shown });
+    }
+    const entry = at(parentFd, target.name);
+    if (op === 'rmdir' && !recursive) call(rmdirSync, entry, shown);
+    else if (target.st.isDirectory()) removeDirectory(parentFd, target.name, shown);
+    else call(unlinkSync, entry, shown);
+    return null;
+  } catch (err) {
+    return err;
+  } finally {
+    closeSync(parentFd);
+  }
+}
+
+module.exports = { supported, remove };

@@ -1,0 +1,94 @@
+'use strict';
+// Refusing a deletion: the marker line, the signal file and the `refuse` report event,
+// and the error Node's caller gets. safedel's own messages never carry a raw control
+// character: a file name holding a newline and a fake marker line must not turn into a
+// line of its own in anybody's log.
+
+const os = require('os');
+const audit = require('./audit.cjs');
+const ledger = require('./ledger.cjs');
+
+const FAIL_CLOSED = 'SAFE_DELETE_FAIL_CLOSED';
+const CONFIRM_REQUIRED = 'SAFE_DELETE_BULK_CONFIRM_REQUIRED';
+const REJECTED = 'SAFE_DELETE_BULK_REJECTED';
+const GUARD_ERROR = 'SAFE_DELETE_BULK_GUARD_ERROR';
+const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+// C0, DEL and C1 controls as \n, \t, \r or \xNN (what `safedel list` prints too).
+function printable(text) {
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => {
+    return NAMED[ch] || '\\x' + ch.charCodeAt(0).toString(16).padStart(2, '0');
+  });
+}
+
+function errnoOf(code) {
+  const value = os.constants.errno[code];
+  return value ? -value : -os.constants.errno.EIO;
+}
+
+// An error shaped like Node's own ({ code, errno, syscall, path }); the message is
+// safedel's, so it is escaped. `.path` stays the caller's path, as Node's is.
+function makeError(code, detail, syscall, path) {
+  const shown = Buffer.isBuffer(path) ? path.toString() : String(path);
+  const err = new Error(printable(`${code}: ${detail}, ${syscall} '${shown}'`));
+  err.errno = errnoOf(code);
+  err.code = code;
+  err.syscall = syscall;
+  err.path = shown;
+  return err;
+}
+
+function refused(reason, syscall, path) {
+  const detail = `operation not permitted: safedel refused it, ${reason}`;
+  return makeError('EPERM', detail, syscall, path);
+}
+
+function refuse(settings, kind, signal, reason, payload, targets) {
+  audit.emit(kind, payload);
+  if (signal) audit.writeSignal(settings, signal, payload);
+  audit.reportRefusals(settings, targets, reason);
+}
+
+// Take one from the turn's allowance; return null, or the refusal error to raise.
+function authorize(settings, absolute, syscall, path) {
+  const targets = [audit.fsdecode(absolute)];
+  let decision;
+  try {
+    decision = ledger.take(settings, 1);
+  } catch (err) {
+    const message = err instanceof ledger.GuardError ? err.message : String(err);
+    const reason = `the bulk guard failed, so nothing was deleted: ${message}`;
+    refuse(settings, GUARD_ERROR, 'guardError', reason, { message }, targets);
+    return refused(reason, syscall, path);
+  }
+  if (decision.verdict === ledger.ALLOW) return null;
+  const payload = {
+    count: decision.count,
+    threshold: decision.threshold,
+    scope: 'turn',
+    targets,
+    targetCount: 1,
+    session: settings.session,
+    turn: settings.turn,
+  };
+  if (decision.verdict === ledger.REJECTED) {
+    const reason = "bulk guard: this turn's bulk deletion was rejected; nothing was deleted";
+    refuse(settings, REJECTED, 'rejected', reason, payload, targets);
+    return refused(reason, syscall, path);
+  }
+  const reason =
+    `bulk guard: 1 more would pass this turn's limit of ${decision.threshold} ` +
+    `(already ${decision.count}); nothing was deleted; run \`safedel guard approve\` to allow it`;
+  refuse(settings, CONFIRM_REQUIRED, 'confirmRequired', reason, payload, targets);
+  return refused(reason, syscall, path);
+}
+
+// The item stays; say so on stderr, in the report, and in the error.
+function failClosed(settings, absolute, code, reason, syscall, path) {
+  const shown = audit.fsdecode(absolute);
+  refuse(settings, FAIL_CLOSED, null, reason, { path: shown, reason }, [shown]);
+  const detail = `safedel could not trash it and left it in place: ${reason}`;
+  return makeError(code, detail, syscall, path);
+}
+
+module.exports = { printable, makeError, authorize, failClosed };
