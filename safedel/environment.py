@@ -22,6 +22,12 @@ class RunOptions:
         self.trash_dir = values.get("trash_dir")
         self.no_exempt = bool(values.get("no_exempt"))
         self.state_dir = values.get("state_dir")
+        self.workspace = list(values.get("workspace") or ())
+        self.outside_workspace = values.get("outside_workspace")
+        # An interactive shell's bootstrap: a person typing `rm ~/Downloads/x` meant it.
+        self.interactive = bool(values.get("interactive"))
+        # `safedel run` decides the workspace roots once, where the command starts.
+        self.decide_roots = bool(values.get("decide_roots"))
 
 
 def new_turn_id():
@@ -71,8 +77,38 @@ def contract(base, home, options):
         env["SAFEDEL_EXEMPT"] = ""
     elif "SAFEDEL_EXEMPT" not in base:
         env["SAFEDEL_EXEMPT"] = core_settings.default_exempt(base)
+    env.update(policy(base, options, env))
     env.update(hooks(base, home))
     return env
+
+
+def policy(base, options, env):
+    """The turn's start, the host, and the workspace: what the location classes and
+    the regenerable rule read."""
+    from .core import host, regenerable
+
+    values = {
+        regenerable.START_VARIABLE: regenerable.start_value(env["SAFEDEL_TURN"]),
+        host.PINNED: host.current().name,
+    }
+    config = core_settings.read_config(core_settings.config_path(base))
+    default = "allow" if options.interactive else "confirm"
+    outside = options.outside_workspace or config.get("outside_workspace") or default
+    values["SAFEDEL_OUTSIDE_WORKSPACE"] = core_settings.parse_outside(outside)
+    session_roots = [os.path.abspath(p) for p in options.workspace]
+    session_roots += [p for p in (base.get("SAFEDEL_WORKSPACE") or "").split(os.pathsep) if p]
+    if session_roots:
+        values["SAFEDEL_WORKSPACE"] = os.pathsep.join(session_roots)
+    if options.decide_roots:
+        from .core import workspace
+
+        merged = dict(base, **values, SAFEDEL_STATE_DIR=env["SAFEDEL_STATE_DIR"])
+        merged["SAFEDEL_SESSION"] = env["SAFEDEL_SESSION"]
+        roots, warnings = workspace.collect(merged, os.getcwd())
+        for warning in warnings:
+            core_settings.warn_once(warning)
+        values[workspace.ROOTS_VARIABLE] = os.pathsep.join(r.path for r in roots)
+    return values
 
 
 def hooks(base, home):

@@ -31,7 +31,10 @@ VALUE_OPTIONS = {
     "--kill-grace": "kill_grace",
     "--stdout-file": "stdout_file",
     "--stderr-file": "stderr_file",
+    "--workspace": "workspace",
+    "--outside-workspace": "outside_workspace",
 }
+REPEATABLE = {"workspace"}
 FLAG_OPTIONS = {
     "--no-exempt": "no_exempt",
     "--quiet": "quiet",
@@ -74,7 +77,11 @@ def parse(argv):
                 if index >= len(argv):
                     raise UsageError(f"option {name} needs a value")
                 value = argv[index]
-            options[VALUE_OPTIONS[name]] = value
+            key = VALUE_OPTIONS[name]
+            if key in REPEATABLE:
+                options.setdefault(key, []).append(value)
+            else:
+                options[key] = value
         elif arg in FLAG_OPTIONS:
             options[FLAG_OPTIONS[arg]] = True
         elif arg.startswith("-"):
@@ -93,6 +100,8 @@ def parse(argv):
 
 def validate(options):
     """Check --shell and the capture options; add the capture plan to options."""
+    if options.get("outside_workspace", "allow") not in ("allow", "confirm"):
+        raise UsageError("--outside-workspace must be allow or confirm")
     if "shell" in options:
         from .shells import SHELLS
 
@@ -140,7 +149,7 @@ def execute(options, command):
     from .executor import environ
 
     home = materialize.materialize()
-    run_options = environment.RunOptions(**options)
+    run_options = environment.RunOptions(decide_roots=True, **options)
     run_id = "r-" + os.urandom(6).hex()
     # The environment safedel was given, not the one its interpreter coerced.
     env = environment.child_environment(environ.original(), home, run_options)

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import environment, materialize
-from ..core import settings, trashdirs
+from ..core import host, settings, trashdirs
 
 PATCHED_PYTHON = "import os, posix; print(os.remove is not posix.remove)"
 
@@ -58,6 +58,8 @@ def checks():
         yield "node preload", ok and not output, output or "loads cleanly"
     else:
         yield "node preload", True, "node is not installed (nothing to protect)"
+    found = host.current()
+    yield "host", True, f"{found.name} ({found.kind}: {found.evidence})"
     active = os.environ.get("SAFEDEL_ACTIVE") == "1"
     yield "this shell", True, "protected" if active else "not protected (no bootstrap, no run)"
 

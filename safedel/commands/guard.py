@@ -86,6 +86,7 @@ def status(
             "threshold": threshold,
             "takes": state.takes,
             "refused": state.refused,
+            "outsideWorkspaceApproved": state.outside,
         }
         typer.echo(json.dumps(result, indent=2))
         return
@@ -96,9 +97,18 @@ def status(
 
 
 @app.command()
-def approve(session: Session = None, turn: Turn = None, state_dir: StateDir = None) -> None:
-    """Allow bulk deletion for the rest of the turn."""
-    _mark("approve", session, turn, state_dir)
+def approve(
+    session: Session = None,
+    turn: Turn = None,
+    state_dir: StateDir = None,
+    outside_workspace: Annotated[
+        bool,
+        typer.Option("--outside-workspace", help="Allow deletions outside the workspace instead."),
+    ] = False,
+) -> None:
+    """Allow bulk deletion (or, with --outside-workspace, deletions outside the
+    workspace) for the rest of the turn."""
+    _mark(guard.APPROVE_OUTSIDE if outside_workspace else "approve", session, turn, state_dir)
 
 
 @app.command()
@@ -115,7 +125,10 @@ def _mark(op, session, turn, state_dir):
         guard.mark(target.settings, op, "cli")
     except guard.GuardError as exc:
         _fail(f"{target.describe()}: {exc}")
-    typer.echo(f"{op}d {target.describe()}")
+    done = (
+        "approved deletions outside the workspace in" if op == guard.APPROVE_OUTSIDE else f"{op}d"
+    )
+    typer.echo(f"{done} {target.describe()}")
 
 
 @app.command()

@@ -41,6 +41,13 @@ def run(
     keep_background: Annotated[
         bool, typer.Option("--keep-background", help="Leave background processes running.")
     ] = False,
+    workspace: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(help="A workspace root for this session (repeatable)."),
+    ] = None,
+    outside_workspace: Annotated[
+        Text, typer.Option(help="Deletions outside the workspace: confirm (default) or allow.")
+    ] = None,
 ) -> None:
     """Run COMMAND so that every deletion it makes goes to the trash."""
     options = {
@@ -65,8 +72,10 @@ def run(
             "stderr_file": stderr_file,
             "json": as_json,
             "keep_background": keep_background,
+            "workspace": workspace,
+            "outside_workspace": outside_workspace,
         }.items()
-        if value not in (None, False)
+        if value not in (None, False, [])
     }
     try:
         runner.validate(options)

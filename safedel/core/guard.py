@@ -33,6 +33,7 @@ except ImportError:
 ALLOW = "allow"
 CONFIRM = "confirmRequired"
 REJECTED = "rejected"
+APPROVE_OUTSIDE = "approveOutside"
 PRUNE_AGE = 24 * 3600
 LEDGERS = "bulk-guard"
 SIGNALS = "signals"
@@ -63,12 +64,13 @@ class Decision:
 class TurnState:
     """Running state while reading a ledger in file order."""
 
-    __slots__ = ("mode", "granted", "takes", "refused", "threshold")
+    __slots__ = ("mode", "granted", "takes", "refused", "threshold", "outside")
 
     def __init__(self):
         self.mode = "open"
         self.granted = self.takes = self.refused = 0
         self.threshold = None
+        self.outside = False  # deletions outside the workspace approved for the turn
 
     def copy(self):
         other = TurnState()
@@ -93,6 +95,8 @@ class TurnState:
             return verdict
         if op in ("approve", "reject"):
             self.mode = "approved" if op == "approve" else "rejected"
+        elif op == APPROVE_OUTSIDE:
+            self.outside = True
         return None
 
 

@@ -29,6 +29,7 @@ EDITORS = (
     ("jetbrains", "TERMINAL_EMULATOR", "JetBrains-JediTerm"),
 )
 KINDS = (("agent", AGENTS), ("ci", CI), ("editor", EDITORS))
+PINNED = "SAFEDEL_HOST"
 _cache = {}
 
 
@@ -76,8 +77,16 @@ def detect(environ=None, interactive=None):
 
 
 def current():
-    """The Host of this process, computed once (report events ask for it often)."""
+    """The Host of this process, computed once (report events ask for it often).
+    A child of `safedel run` without a terminal of its own reports the host run saw
+    (SAFEDEL_HOST) rather than "script"; any host variable still wins over that."""
     host = _cache.get("host")
     if host is None:
-        host = _cache["host"] = detect()
+        host = detect()
+        pinned = os.environ.get(PINNED)
+        if host.kind == "script" and pinned and pinned != host.name:
+            kinds = {n: k for k, table in KINDS for n, _v, _x in table}
+            kind = kinds.get(pinned, "terminal" if pinned == "terminal" else "script")
+            host = Host(pinned, kind, f"{PINNED}={pinned}")
+        _cache["host"] = host
     return host

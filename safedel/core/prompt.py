@@ -28,9 +28,10 @@ def describe(payload):
     return "\n".join(lines) + "\n"
 
 
-def ask(payload):
+def ask(payload, text=None):
     """True for yes, False for no/EOF/Ctrl-C, None when there is no terminal to ask on
-    (none opens, or this process is in the background, where reading would stop it)."""
+    (none opens, or this process is in the background, where reading would stop it).
+    text replaces the bulk guard's question."""
     try:
         fd = os.open("/dev/tty", os.O_RDWR | getattr(os, "O_NOCTTY", 0))
     except OSError:
@@ -38,7 +39,8 @@ def ask(payload):
     try:
         if os.tcgetpgrp(fd) != os.getpgrp():
             return None
-        os.write(fd, (describe(payload) + QUESTION).encode("utf-8", "backslashreplace"))
+        text = text or describe(payload) + QUESTION
+        os.write(fd, text.encode("utf-8", "backslashreplace"))
         answer = b""
         while len(answer) < 64:
             chunk = os.read(fd, 1)

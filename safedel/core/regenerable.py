@@ -76,18 +76,24 @@ def birth_or_change_time(path):
 def turn_start(settings, environ=None):
     """When the current turn began (seconds), or None when nobody recorded it.
 
-    `safedel run` and the shell hooks export it with the turn; it holds only while the
-    turn in effect is the one it was exported with (a turn file may have moved on).
+    `safedel run` and the shell hooks export it as `seconds:turn`; it holds only for
+    that turn (a turn file or a shell's next command line may have moved on).
     Otherwise the turn's first ledger line is the earliest moment known.
     """
     environ = os.environ if environ is None else environ
-    raw = environ.get(START_VARIABLE)
-    if raw and environ.get("SAFEDEL_TURN") == settings.turn:
+    seconds, _, turn = (environ.get(START_VARIABLE) or "").partition(":")
+    if turn == settings.turn:
         try:
-            return float(raw)
+            return float(seconds)
         except ValueError:
             pass
     return _first_ledger_time(settings)
+
+
+def start_value(turn):
+    """SAFEDEL_TURN_START for a turn beginning now: `seconds:turn`, so that a value
+    inherited into a later turn is recognised as someone else's."""
+    return f"{coarse_now():.6f}:{turn}"
 
 
 def _first_ledger_time(settings):

@@ -5,7 +5,7 @@ import os
 import sys
 import time
 
-from . import jsonl
+from . import host, jsonl
 from .private import EXCLUSIVE, Held, open_private
 
 SCHEMA_VERSION = 1
@@ -22,6 +22,7 @@ def event(operation, settings, runtime, **fields):
             "turn": settings.turn,
             "toolCall": settings.tool_call,
             "pid": os.getpid(),
+            "host": host.current().name,
         }
     )
     run = os.environ.get("SAFEDEL_RUN_ID")

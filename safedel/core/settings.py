@@ -24,6 +24,7 @@ class Settings:
         "trash_dir",
         "exempt",
         "prompt",
+        "outside_workspace",
     )
 
     def __init__(self, **values):
@@ -127,7 +128,13 @@ def load(environ=None):
     exempt_raw = environ.get("SAFEDEL_EXEMPT", config.get("exempt"))
     if exempt_raw is None:
         exempt_raw = default_exempt(environ)
-    prompt_raw = environ.get("SAFEDEL_PROMPT", config.get("prompt", "1"))
+    prompt_raw = environ.get("SAFEDEL_PROMPT", config.get("prompt"))
+    if prompt_raw is None:
+        # Nobody answers a prompt under an agent harness or in CI; a setting says otherwise.
+        from . import host
+
+        found = host.current() if environ is os.environ else host.detect(environ)
+        prompt_raw = "1" if found.attended else "0"
     state_dir = environ.get("SAFEDEL_STATE_DIR") or default_state_dir(environ)
     return Settings(
         active=environ.get("SAFEDEL_ACTIVE") == "1",
@@ -140,7 +147,25 @@ def load(environ=None):
         trash_dir=environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None,
         exempt=tuple(p for p in exempt_raw.split(os.pathsep) if p),
         prompt=str(prompt_raw).strip().lower() not in ("0", "false", "no", "off"),
+        outside_workspace=parse_outside(
+            environ.get("SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace"))
+        ),
     )
+
+
+OUTSIDE_CHOICES = ("confirm", "allow")
+
+
+def parse_outside(raw):
+    """What a deletion outside every workspace root gets: "confirm" (the default: refused
+    until approved, or asked on a terminal) or "allow" (trashed, as inside)."""
+    if raw is None or raw == "":
+        return "confirm"
+    value = str(raw).strip().lower()
+    if value in OUTSIDE_CHOICES:
+        return value
+    warn_once(f"outside_workspace={raw!r} is not one of confirm, allow; using confirm")
+    return "confirm"
 
 
 def current_turn(environ):

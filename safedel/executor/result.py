@@ -29,7 +29,7 @@ def build(outcome, env, events, guard, run_id, views=None, outputs=None):
         "session": env["SAFEDEL_SESSION"],
         "turn": env["SAFEDEL_TURN"],
         "toolCall": env["SAFEDEL_TOOL_CALL"] or None,
-        "host": None,  # filled in once host detection exists
+        "host": env.get("SAFEDEL_HOST"),
         "guard": guard and {k: guard[k] for k in ("type", "payload")},
         "safeDeleteEvents": events,
         "trashed": trashed,

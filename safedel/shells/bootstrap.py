@@ -30,9 +30,11 @@ def detect_shell(environ):
 
 def script(shell, base, home):
     """The rendered bootstrap for shell, given the caller's environment and shim home."""
-    values = environment.contract(base, home, environment.RunOptions())
-    # An interactive shell gets a new turn for each command line, never a fixed one.
-    del values["SAFEDEL_TURN"]
+    values = environment.contract(base, home, environment.RunOptions(interactive=True))
+    # An interactive shell gets a new turn for each command line, never a fixed one,
+    # and is asked about its own host by each command.
+    for name in ("SAFEDEL_TURN", "SAFEDEL_TURN_START", "SAFEDEL_HOST"):
+        del values[name]
     prefix = environment.new_turn_id()
     if shell == "powershell":
         python = os.path.realpath(sys.executable)

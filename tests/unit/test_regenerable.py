@@ -101,8 +101,9 @@ def test_created_this_turn_by_birth_time(tmp_path):
 def test_turn_start_from_the_environment_else_the_ledger(tmp_path):
     current, env = conf(tmp_path)
     assert regenerable.turn_start(current, env) is None
-    env[regenerable.START_VARIABLE] = "1234.5"
+    env[regenerable.START_VARIABLE] = "1234.5:T"
     assert regenerable.turn_start(current, env) == 1234.5
+    assert regenerable.start_value("T").endswith(":T")
     # A turn file moved the turn on: the exported start belongs to another turn.
     moved, _ = conf(tmp_path, turn="T2")
     before = time.time()
@@ -112,7 +113,7 @@ def test_turn_start_from_the_environment_else_the_ledger(tmp_path):
 
 def test_classify_names_why(repo, tmp_path):
     current, env = conf(tmp_path)
-    env[regenerable.START_VARIABLE] = str(regenerable.coarse_now())
+    env[regenerable.START_VARIABLE] = regenerable.start_value("T")
     (repo / "src" / "made.c").write_text("x")
     targets = [str(repo / n) for n in ("src/made.c", "dist/a.js", "src/keep.c")]
     link = tmp_path / "via"

@@ -1,0 +1,61 @@
+"""The outside-workspace question: a deletion outside every workspace root.
+
+Under `safedel run` (outside_workspace = "confirm") such a batch is refused whole, with
+a SAFE_DELETE_OUTSIDE_WORKSPACE marker, an `outsideWorkspace` signal file and a `refuse`
+event per target, until the turn is approved (`safedel guard approve
+--outside-workspace`) or the folder joins the workspace. On a terminal it is a
+question instead. With "allow" (the interactive shells' default) it is trashed.
+"""
+
+from . import guard, markers, prompt, workspace
+from .signals import write_signal
+
+KIND = "outsideWorkspace"
+QUESTION = "Allow deletions outside the workspace for the rest of this turn? [y/N] "
+
+
+def outside(targets, roots):
+    """The targets (real paths, str) that lie in no workspace root."""
+    return [t for t in targets if workspace.containing(t, roots) is None]
+
+
+def describe(payload):
+    lines = [f"safedel: this would trash {payload['targetCount']} item(s) outside the workspace:"]
+    lines += [f"  {t!r}" for t in payload["targets"][: prompt.SHOWN_TARGETS]]
+    if payload["targetCount"] > prompt.SHOWN_TARGETS:
+        lines.append(f"  ... and {payload['targetCount'] - prompt.SHOWN_TARGETS} more")
+    lines.append("  the workspace: " + ", ".join(repr(r) for r in payload["workspace"]))
+    return "\n".join(lines) + "\n" + QUESTION
+
+
+def check(settings, targets, refuse):
+    """Let targets (real paths) through, or call refuse(reason, kind, payload) which
+    raises. A guard ledger that cannot be read fails closed through GuardError."""
+    if settings.outside_workspace == "allow" or not targets:
+        return
+    roots = workspace.root_paths()
+    found = outside(targets, roots)
+    if not found:
+        return
+    if guard.status(settings.state_dir, settings.session, settings.turn).outside:
+        return
+    payload = {
+        "targets": found[: markers.MAX_TARGETS],
+        "targetCount": len(found),
+        "workspace": list(roots),
+        "session": settings.session,
+        "turn": settings.turn,
+    }
+    if prompt.can_prompt(settings):
+        answer = prompt.ask(payload, describe(payload))
+        if answer:
+            guard.mark(settings, guard.APPROVE_OUTSIDE, "prompt")
+            return
+    first = found[0] if len(found) == 1 else f"{found[0]} and {len(found) - 1} more"
+    reason = (
+        f"outside the workspace: {first} is in no workspace folder; nothing was deleted; "
+        "run `safedel guard approve --outside-workspace` or `safedel workspace add` to allow it"
+    )
+    markers.emit(markers.OUTSIDE_WORKSPACE, payload)
+    write_signal(settings, KIND, payload)
+    refuse(reason, found)
