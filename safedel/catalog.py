@@ -10,6 +10,7 @@ import stat
 import time
 
 from .core import report, trashdirs, trashinfo
+from .core.printable import printable  # noqa: F401 - the commands' import
 
 
 class Item:
@@ -124,15 +125,3 @@ def still_trashed(events, warn=None):
             if item is not None and item.kind != "missing":
                 found.append(item)
     return found
-
-
-_ESCAPES = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
-_ESCAPES.update({0x0A: "\\n", 0x09: "\\t", 0x0D: "\\r", 0x5C: "\\\\"})
-# surrogateescape turns each undecodable byte into U+DC80..U+DCFF.
-_ESCAPES.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})
-
-
-def printable(raw):
-    """A path for people: undecodable bytes as \\xNN and control characters escaped, so
-    a hostile name cannot break a table line or move the cursor."""
-    return raw.decode("utf-8", "surrogateescape").translate(_ESCAPES)

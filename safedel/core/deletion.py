@@ -1,119 +1,110 @@
-"""What every runtime does with a batch of deletions: guard, trash, report, markers.
+"""The one deletion pipeline every Python-side front end goes through.
 
-A front end (the rm launcher, the Python shim, the PowerShell helper) first sorts its
-operands the way its tool would (missing, not a directory, ...), splits off the exempt
-ones, and hands the rest here as one batch.
+    resolve -> protected -> location class -> guard -> trash or real delete -> report
+
+A front end (the rm/rmdir/unlink/find launchers, the Python shim, the PowerShell
+helper) first sorts its operands the way its tool would (missing, not a directory,
+prompts ...), then:
+
+    target = deletion.judge(settings, path)          # resolve, protected?, classify
+    if target.klass == deletion.PROTECTED:
+        raise deletion.refuse(settings, runtime, target)   # marker + `refuse` event
+    deletion.authorize(settings, runtime, [t for t in targets if t.klass == TRASH])
+    outcome = deletion.carry_out(settings, runtime, target)  # or raises DeletionError
+
+or, when it has nothing of its own to interleave, `deletion.delete(...)` runs all of
+it over a batch and returns one Outcome per operand. Every refusal or failure is an
+outcome.DeletionError (`.reason`, `.errno`): Refused (the guard), TrashFailure (no
+usable trash), RemovalError (a real delete that stopped).
+
+Targets are judged where the kernel puts them (core.resolve), so a symlink or `..` in
+an operand can neither make project files look exempt nor write a wrong `Path=`.
+classify() is the single place that decides a target's location class.
 """
 
 import errno
 import os
 
-from . import guard, markers, policy, prompt, report, trash
+from . import policy, realdelete, report, resolve, trash
+from .guardstage import Refused, authorize, report_refusals
+from .markers import FAIL_CLOSED, emit
+from .outcome import DeletionError, Outcome
 from .settings import warn_once
-from .signals import write_signal
 
-
-class Refused(OSError):
-    """The batch was refused whole; nothing in it was touched. Carries EPERM."""
-
-    def __init__(self, message, path=None):
-        super().__init__(errno.EPERM, message, path)
-        self.message = message
+PROTECTED, EXEMPT, TRASH = "protected", "exempt", "trash"
+__all__ = ["DeletionError", "Outcome", "Refused", "authorize", "judge", "classify", "delete"]
 
 
 def absolute(path):
-    """The absolute str form of path (str, bytes or PathLike), trailing slashes kept off."""
+    """The absolute str form of path as the kernel resolves it (trailing slashes off)."""
+    if isinstance(path, resolve.Target):
+        return path.shown
+    target = resolve.resolve_or_none(path)
+    if target is not None:
+        return target.shown
     raw, _ = trash.split_trailing_slash(os.fsencode(path))
     return os.fsdecode(os.path.abspath(raw))
 
 
-def split_exempt(settings, paths):
-    """(exempt, guarded): exempt paths are deleted for real and never counted."""
-    exempt, guarded = [], []
-    for path in paths:
-        (exempt if policy.is_exempt(absolute(path), settings.exempt) else guarded).append(path)
-    return exempt, guarded
+def judge(settings, path, dir_fd=None):
+    """Resolve path and decide its class: target.klass is PROTECTED (target.reason says
+    why), EXEMPT or TRASH. Raises OSError when the kernel can't reach its parent."""
+    target = path if isinstance(path, resolve.Target) else resolve.resolve(path, dir_fd)
+    target.reason = policy.target_protected(target)
+    target.klass = PROTECTED if target.reason else classify(target, settings)
+    return target
 
 
-def authorize(settings, runtime, paths, announce=None):
-    """Take len(paths) from the turn's allowance, or raise Refused after signalling it.
-
-    A refusal prints the marker, leaves the signal file, reports a `refuse` event per
-    target and raises Refused (EPERM). A launcher passes announce, which prints the
-    refusal's one-line reason its own way: it comes first on stderr, before the marker
-    a harness parses.
-    """
-    if not paths:
-        return
-    targets = [absolute(p) for p in paths]
-    try:
-        decision = guard.take(settings, len(targets))
-        if decision.verdict == guard.CONFIRM and prompt.can_prompt(settings):
-            answer = prompt.ask(_payload(settings, decision, targets))
-            if answer is not None:
-                guard.mark(settings, "approve" if answer else "reject", "prompt")
-                decision = guard.take(settings, len(targets))
-    except guard.GuardError as exc:
-        reason = f"the bulk guard failed, so nothing was deleted: {exc}"
-        if announce:
-            announce(reason)
-        markers.emit(markers.GUARD_ERROR, {"message": str(exc)})
-        write_signal(settings, "guardError", {"message": str(exc)})
-        _report_refusals(settings, runtime, targets, reason)
-        raise Refused(reason, targets[0] if len(targets) == 1 else None) from None
-    if decision.verdict != guard.ALLOW:
-        _refuse(settings, runtime, decision, targets, announce)
+def classify(target, settings):
+    """The location class of a target that is not protected: EXEMPT (deleted for real,
+    never counted) or TRASH. The workspace classes slot in here."""
+    return EXEMPT if policy.target_exempt(target, settings.exempt) else TRASH
 
 
-def _payload(settings, decision, targets):
-    return {
-        "count": decision.count,
-        "threshold": decision.threshold,
-        "scope": "turn",
-        "targets": targets[: markers.MAX_TARGETS],
-        "targetCount": len(targets),
-        "session": settings.session,
-        "turn": settings.turn,
-    }
-
-
-def _refuse(settings, runtime, decision, targets, announce):
-    if decision.verdict == guard.REJECTED:
-        kind = markers.REJECTED
-        reason = "bulk guard: this turn's bulk deletion was rejected; nothing was deleted"
-    else:
-        kind = markers.CONFIRM_REQUIRED
-        reason = (
-            f"bulk guard: {len(targets)} more would pass this turn's limit of "
-            f"{decision.threshold} (already {decision.count}); nothing was deleted; "
-            "run `safedel guard approve` to allow it"
-        )
+def refuse(settings, runtime, target, announce=None):
+    """Signal a protected target (marker, `refuse` event); return the error to raise."""
     if announce:
-        announce(reason)
-    payload = _payload(settings, decision, targets)
-    markers.emit(kind, payload)
-    write_signal(settings, decision.verdict, payload)
-    _report_refusals(settings, runtime, targets, reason)
-    raise Refused(reason, targets[0] if len(targets) == 1 else None)
+        announce(target.reason)
+    emit(FAIL_CLOSED, {"path": target.shown, "reason": target.reason})
+    report_refusals(settings, runtime, [target.shown], target.reason)
+    return DeletionError(errno.EPERM, target.reason, target.shown)
 
 
-def _report_refusals(settings, runtime, targets, reason):
-    events = [
-        report.event("refuse", settings, runtime, path=target, reason=reason) for target in targets
-    ]
+def carry_out(settings, runtime, target):
+    """Delete an authorized, judged target for real (EXEMPT) or trash it (TRASH).
+    Returns the Outcome; raises DeletionError (or OSError from the trash) on failure."""
+    if target.klass == EXEMPT:
+        realdelete.remove(target)
+        return Outcome(target, "deleted")
+    if target.klass != TRASH:
+        raise DeletionError(errno.EPERM, target.reason or "refused", target.shown)
+    if target.via_link and target.st is not None:
+        return Outcome(target, "trashed", _trash_link_contents(settings, runtime, target))
+    return Outcome(target, "trashed", trash_one(settings, runtime, target))
+
+
+def _trash_link_contents(settings, runtime, target):
+    """`link/` names the directory the link leads to: its entries go to the trash one by
+    one, and then, as rmdir("link/") would, the link itself stays (ENOTDIR)."""
     try:
-        report.append(settings.report, events)
-    except OSError:
-        pass
+        names = os.listdir(target.path)
+    except OSError as exc:
+        raise DeletionError(exc.errno, exc.strerror, target.shown) from None
+    for name in names:
+        trash_one(settings, runtime, resolve.resolve(os.path.join(target.path, name)))
+    raise DeletionError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), os.fsdecode(target.given))
 
 
 def trash_one(settings, runtime, path):
-    """Trash an authorized path and report it. A TrashFailure is signalled, then raised."""
+    """Trash an authorized path (or Target) and report it. A TrashFailure is signalled
+    (marker, `refuse` event), then raised."""
+    real = path.path if isinstance(path, resolve.Target) else path
     try:
-        record = trash.trash(path, settings.trash_dir)
+        record = trash.trash(real, settings.trash_dir)
     except trash.TrashFailure as exc:
-        markers.emit(markers.FAIL_CLOSED, {"path": absolute(path), "reason": exc.reason})
-        _report_refusals(settings, runtime, [absolute(path)], exc.reason)
+        shown = absolute(path)
+        emit(FAIL_CLOSED, {"path": shown, "reason": exc.reason})
+        report_refusals(settings, runtime, [shown], exc.reason)
         raise
     try:
         report.append(
@@ -125,5 +116,60 @@ def trash_one(settings, runtime, path):
     return record
 
 
+def delete(settings, runtime, paths, announce=None):
+    """The whole pipeline over one batch: one Outcome per path, in order. Protected
+    and unreachable paths are refused one by one; the rest is guarded as one batch,
+    and a guard refusal refuses every TRASH target in it."""
+    outcomes, judged = [], []
+    for path in paths:
+        try:
+            target = judge(settings, path)
+        except OSError as exc:
+            outcomes.append(Outcome(path, "failed", error=_as_error(exc, path)))
+            continue
+        if target.klass == PROTECTED:
+            outcomes.append(Outcome(target, "refused", error=refuse(settings, runtime, target)))
+        else:
+            judged.append(target)
+            outcomes.append(None)
+    try:
+        authorize(settings, runtime, [t for t in judged if t.klass == TRASH], announce)
+    except Refused as exc:
+        refused = exc
+    else:
+        refused = None
+    slots = iter(judged)
+    for index, outcome in enumerate(outcomes):
+        if outcome is not None:
+            continue
+        target = next(slots)
+        if refused is not None and target.klass == TRASH:
+            outcomes[index] = Outcome(target, "refused", error=refused)
+            continue
+        try:
+            outcomes[index] = carry_out(settings, runtime, target)
+        except OSError as exc:
+            outcomes[index] = Outcome(target, "failed", error=_as_error(exc, target.shown))
+    return outcomes
+
+
+def _as_error(exc, path):
+    if isinstance(exc, DeletionError):
+        return exc
+    reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+    return DeletionError(exc.errno, reason, os.fsdecode(os.fspath(path)))
+
+
+def split_exempt(settings, paths):
+    """(exempt, guarded) for plain paths, judged by the pipeline's classify()."""
+    exempt, guarded = [], []
+    for path in paths:
+        target = resolve.resolve_or_none(path)
+        klass = judge(settings, target).klass if target is not None else TRASH
+        (exempt if klass == EXEMPT else guarded).append(path)
+    return exempt, guarded
+
+
 def protected(path):
-    return policy.protected_reason(absolute(path))
+    target = resolve.resolve_or_none(path)
+    return policy.target_protected(target) if target is not None else None

@@ -1,67 +1,83 @@
-"""Which paths are exempt (deleted for real) and which are protected (always refused)."""
+"""Which targets are protected (always refused) and which are exempt (deleted for real).
+
+Both are judged on a resolve.Target, that is where the kernel puts the item, never on
+the operand's spelling: `/tmp/link/src`, where link points into a project, is not in
+the temp dir, and `/tmp/link/../x` is not `/tmp/x`.
+"""
 
 import os
+
+from . import resolve
 
 # GNU's preserve-root covers '/'; these top-level directories get the same treatment,
 # because trashing /usr or /home is never what anybody meant.
 SYSTEM_DIRS = frozenset(
-    "/" + name
-    for name in ("bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32")
-    + ("media", "mnt", "opt", "proc", "root", "run", "sbin", "snap", "srv", "sys", "tmp")
-    + ("usr", "var")
+    b"/" + name
+    for name in (b"bin", b"boot", b"dev", b"etc", b"home", b"lib", b"lib32", b"lib64")
+    + (b"libx32", b"media", b"mnt", b"opt", b"proc", b"root", b"run", b"sbin", b"snap")
+    + (b"srv", b"sys", b"tmp", b"usr", b"var")
 )
 
+_real_roots = {}
+_homes = {}
 
-def _under(path, roots):
+
+def real_roots(roots):
+    """The exempt roots (str) as real bytes paths, without trailing slashes."""
+    found = _real_roots.get(roots)
+    if found is None:
+        found = tuple(os.path.realpath(os.fsencode(r)).rstrip(b"/") or b"/" for r in roots)
+        _real_roots[roots] = found
+    return found
+
+
+def strictly_under(path, roots):
     for root in roots:
-        root = root.rstrip(os.sep) or os.sep
-        if path.startswith(root + os.sep) and path != root:
+        prefix = b"/" if root == b"/" else root + b"/"
+        if path != root and path.startswith(prefix):
             return True
     return False
 
 
-_real_roots = {}
-# Parents already known to resolve outside every root. Only "not exempt" is remembered:
-# if it goes stale, an item is trashed instead of deleted, never the other way round.
-_not_exempt = set()
+def target_exempt(target, exempt_roots):
+    """True when target really lies strictly inside an exempt root."""
+    return bool(exempt_roots) and strictly_under(target.path, real_roots(exempt_roots))
 
 
-def is_exempt(absolute, exempt_roots):
-    """True when the item at absolute (a str) really lies strictly inside an exempt root.
-
-    Judged on real paths only: `/tmp/link/src`, where link points into a project, looks
-    exempt but is not, and deleting it for real would destroy project files.
-    """
-    if not exempt_roots:
-        return False
-    real_roots = _real_roots.get(exempt_roots)
-    if real_roots is None:
-        real_roots = _real_roots[exempt_roots] = [os.path.realpath(r) for r in exempt_roots]
-    parent = os.path.dirname(absolute)
-    if (exempt_roots, parent) in _not_exempt:
-        return False
-    real_parent = os.path.realpath(parent)
-    if _under(os.path.join(real_parent, os.path.basename(absolute)), real_roots):
-        return True
-    if len(_not_exempt) > 4096:
-        _not_exempt.clear()
-    _not_exempt.add((exempt_roots, parent))
-    return False
-
-
-def protected_reason(absolute, environ=None):
-    """Why absolute must never be trashed, or None. A symlink is judged as the link."""
-    environ = os.environ if environ is None else environ
-    candidates = {absolute}
-    if not os.path.islink(absolute):
-        candidates.add(os.path.realpath(absolute))
+def homes(environ):
     home = environ.get("HOME") or os.path.expanduser("~")
-    homes = {os.path.abspath(home), os.path.realpath(home)} if home else set()
-    for candidate in candidates:
-        if candidate == os.sep:
-            return "refusing to remove '/'"
-        if candidate in homes:
-            return f"refusing to remove your home directory {candidate}"
-        if candidate in SYSTEM_DIRS:
-            return f"refusing to remove the system directory {candidate}"
+    found = _homes.get(home)
+    if found is None:
+        raw = os.fsencode(home)
+        found = _homes[home] = frozenset({os.path.abspath(raw), os.path.realpath(raw)})
+    return found
+
+
+def target_protected(target, environ=None):
+    """Why target must never be deleted or trashed, or None. A symlink is judged as the
+    link; `link/` as the directory it leads to, which is what would go."""
+    environ = os.environ if environ is None else environ
+    if target.dots:
+        return "refusing to remove '.' or '..'"
+    path = target.path
+    if path == b"/":
+        return "refusing to remove '/'"
+    if path in homes(environ):
+        return f"refusing to remove your home directory {os.fsdecode(path)}"
+    if path in SYSTEM_DIRS:
+        return f"refusing to remove the system directory {os.fsdecode(path)}"
     return None
+
+
+def is_exempt(path, exempt_roots):
+    """is path (str or bytes) really inside an exempt root? False if it can't be told."""
+    target = resolve.resolve_or_none(path)
+    return target is not None and target_exempt(target, exempt_roots)
+
+
+def protected_reason(path, environ=None):
+    """Why path (str or bytes) must never be trashed, or None."""
+    target = resolve.resolve_or_none(path)
+    if target is None:
+        return None
+    return target_protected(target, environ)

@@ -16,6 +16,7 @@ from .pyshim_paths import busy, is_busy
 
 RUNTIME = "python"
 _IS_LINUX = sys.platform.startswith("linux")
+_SYSCALL_WOULD_FAIL = (errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.ELOOP, errno.ENAMETOOLONG)
 
 
 def _engine_on_os_at_start():
@@ -60,8 +61,10 @@ def current_settings():
 def judge(name, path, dir_fd):
     """(settings, target, exempt), or None when the original must run as it is:
     inactive, inside safedel's own work, or arguments the original rejects itself.
-    name is the function's, for the warning a bytes-like path earns before 3.12; with
-    name None such a path is left to the original."""
+    target is the deletion pipeline's resolve.Target (target.given: the path as the
+    syscall sees it); a protected target is never exempt. name is the function's, for
+    the warning a bytes-like path earns before 3.12; with name None such a path is
+    left to the original."""
     if is_busy():
         return None
     judged = paths.raw_path(path)
@@ -71,13 +74,19 @@ def judge(name, path, dir_fd):
         conf = current_settings()
         if not conf.active:
             return None
-        target = paths.target(judged[0], path, dir_fd, fail_closed)
-        if target is None:
+        raw = paths.target(judged[0], path, dir_fd, fail_closed)
+        if raw is None:
             return None
-        exempt, _ = deletion.split_exempt(conf, [target])
+        try:
+            target = deletion.judge(conf, raw)
+        except OSError as exc:
+            if exc.errno in _SYSCALL_WOULD_FAIL:
+                return None  # the parent is unreachable: the original fails just the same
+            raise fail_closed(path, raw, f"cannot resolve it: {exc.strerror or exc}") from None
+        exempt = target.klass == deletion.EXEMPT
     if judged[1] and not exempt:
         paths.warn_legacy(name, path)
-    return conf, target, bool(exempt)
+    return conf, target, exempt
 
 
 def fail_closed(path, target, reason):
@@ -85,17 +94,16 @@ def fail_closed(path, target, reason):
     return PermissionError(errno.EPERM, reason, path)
 
 
-def trash(conf, path, target, st):
-    """Guard, then trash target; what the caller sees carries path, as the original's.
-    st is target's lstat: a regular file can never be a protected path (they are all
-    directories, or symlinks to one), which spares every file deletion three realpaths."""
+def trash(conf, path, target, st=None):
+    """Refuse a protected target, else guard and trash it (the deletion pipeline); what
+    the caller sees carries path, as the original's errors do."""
     with busy():
-        reason = None if stat.S_ISREG(st.st_mode) else deletion.protected(target)
-        if reason:
-            raise fail_closed(path, target, reason)
+        if target.klass == deletion.PROTECTED:
+            deletion.refuse(conf, RUNTIME, target)
+            raise PermissionError(errno.EPERM, target.reason, path)
         try:
             deletion.authorize(conf, RUNTIME, [target])
-            deletion.trash_one(conf, RUNTIME, target)
+            deletion.carry_out(conf, RUNTIME, target)
         except deletion.Refused as exc:
             raise PermissionError(errno.EPERM, exc.message, path) from None
         except OSError as exc:
@@ -116,7 +124,7 @@ def _prepare(original, path, dir_fd, event):
         return None
     conf, target, _ = plan
     sys.audit(event, path, dir_fd)
-    st, had_slash = paths.lstat_stripped(target, path)
+    st, had_slash = paths.lstat_stripped(target.given, path)
     return conf, target, st, had_slash
 
 
@@ -141,11 +149,11 @@ def remove_dir(original, path, dir_fd):
     conf, target, st, _ = prepared
     if not stat.S_ISDIR(st.st_mode):
         raise _error(errno.ENOTDIR, path)
-    last = paths.last_component(target)
+    last = paths.last_component(target.given)
     if last in ("/", b"/"):
         raise _error(errno.EBUSY, path)
     if last in (".", b"."):
         raise _error(errno.EINVAL, path)
-    if last in ("..", b"..") or paths.has_entries(target):
+    if last in ("..", b"..") or paths.has_entries(target.given):
         raise _error(errno.ENOTEMPTY, path)
     trash(conf, path, target, st)

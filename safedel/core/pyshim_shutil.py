@@ -34,10 +34,11 @@ def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
         with paths.busy():
             return _call_original(*call)
     try:
-        st, _ = paths.lstat_stripped(target, path)
+        st, _ = paths.lstat_stripped(target.given, path)
     except OSError:
         st = None
-    if st is None or not stat.S_ISDIR(st.st_mode):
+    # `link/` means the directory the link leads to: never hand that to the original.
+    if not target.via_link and (st is None or not stat.S_ISDIR(st.st_mode)):
         # Missing, a symlink, a file: the original reports it exactly as it would have
         # (onerror with os.lstat, os.path.islink, os.scandir ...) and deletes nothing.
         return _call_original(*call)

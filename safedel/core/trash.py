@@ -11,7 +11,8 @@ import os
 import stat
 import sys
 
-from . import trashdirs, trashinfo
+from . import resolve, trashdirs, trashinfo
+from .outcome import DeletionError
 
 _INFO_FLAGS = (
     os.O_WRONLY
@@ -23,12 +24,8 @@ _INFO_FLAGS = (
 _NATIVE_TRASH = sys.platform in ("darwin", "win32")
 
 
-class TrashFailure(OSError):
+class TrashFailure(DeletionError):
     """The item could not be trashed and was left in place. str(reason) says why."""
-
-    def __init__(self, err, reason, path):
-        super().__init__(err, reason, path)
-        self.reason = reason
 
 
 class TrashRecord:
@@ -69,10 +66,15 @@ def trash(path, trash_dir=None):
     """Trash one path (str, bytes or PathLike). Return a TrashRecord or raise OSError."""
     raw = os.fsencode(path)
     target, had_slash = split_trailing_slash(raw)
-    st = os.lstat(target)
+    # Path= and the move both use where the kernel puts the item (`a/link/../f` is not
+    # `a/f`); `link/` here still means the link itself.
+    resolved = resolve.resolve(target)
+    st = resolved.st
+    if st is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
     if had_slash and not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
-    absolute = os.path.abspath(target)
+    absolute = target = resolved.path
     if absolute == b"/":
         raise TrashFailure(errno.EPERM, "refusing to trash '/'", os.fsdecode(absolute))
     if _NATIVE_TRASH:

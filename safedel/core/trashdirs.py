@@ -22,10 +22,8 @@ class Location:
     def path_field(self, absolute):
         if self.topdir is None:
             return absolute
-        # topdir was found from the resolved parent, so Path= must start from it too:
-        # a symlinked directory on the way would otherwise give a '../' path.
-        real_parent = os.path.realpath(os.path.dirname(absolute))
-        return os.path.relpath(os.path.join(real_parent, os.path.basename(absolute)), self.topdir)
+        # absolute is the item's real location (core.resolve), as topdir is.
+        return os.path.relpath(absolute, self.topdir)
 
 
 _device_cache = {}
@@ -139,7 +137,7 @@ def locate(absolute, dev, trash_dir=None):
         home_dev = None
     if home_dev == dev:
         return Location(home, None)
-    parent = os.path.realpath(os.path.dirname(absolute))
+    parent = os.path.dirname(absolute)  # absolute is already real (core.resolve)
     topdir = mount_topdir(parent, dev)
     return Location(topdir_trash(topdir), topdir)
 

@@ -9,12 +9,12 @@ refuses whole. Messages use Remove-Item's wording.
 import argparse
 import json
 import os
-import shutil
 import stat
 import sys
 
 from ..core import deletion
 from ..core import settings as core_settings
+from ..core.printable import printable
 
 
 class UsageError(Exception):
@@ -67,63 +67,62 @@ def _read_json_paths(data):
 
 
 def trash_paths(settings, runtime, paths, recurse):
-    """Trash paths as one batch; return {path: error message} for those left in place."""
+    """Trash paths as one batch through the deletion pipeline; return {path: error
+    message} for those left in place. A protected path is refused (with a `refuse`
+    event) before its class is even considered; exempt ones are deleted for real."""
     errors = {}
     candidates = []
     for path in dict.fromkeys(paths):
-        problem = _problem(path, recurse)
+        problem, target = _judge(settings, runtime, path, recurse)
         if problem:
             errors[path] = problem
         else:
-            candidates.append(path)
-    exempt, guarded = deletion.split_exempt(settings, candidates)
-    for path in exempt:
-        try:
-            _delete_for_real(path)
-        except OSError as exc:
-            errors[path] = f"Cannot remove item {path}: {exc.strerror or exc}"
+            candidates.append((path, target))
     try:
-        deletion.authorize(settings, runtime, guarded)
+        deletion.authorize(
+            settings, runtime, [t for _, t in candidates if t.klass == deletion.TRASH]
+        )
     except deletion.Refused as exc:
-        return {**errors, **{path: f"{path} was not deleted: {exc.message}" for path in guarded}}
-    for path in guarded:
+        for path, target in candidates:
+            if target.klass == deletion.TRASH:
+                errors[path] = f"{_shown(path)} was not deleted: {exc.reason}"
+        candidates = [(p, t) for p, t in candidates if t.klass != deletion.TRASH]
+    for path, target in candidates:
         try:
-            deletion.trash_one(settings, runtime, path)
+            deletion.carry_out(settings, runtime, target)
         except OSError as exc:
             reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
-            errors[path] = f"Cannot remove item {path}: {reason}"
+            errors[path] = f"Cannot remove item {_shown(path)}: {reason}"
     return errors
 
 
-def _problem(path, recurse):
-    """Why Remove-Item would not delete path, or None."""
+def _shown(path):
+    """path for a message: control characters escaped, so a name can't fake a line."""
+    return printable(os.fsencode(path))
+
+
+def _judge(settings, runtime, path, recurse):
+    """(why Remove-Item would not delete path, or None; its judged Target)."""
     try:
         st = os.lstat(path)
+        target = deletion.judge(settings, path)
     except FileNotFoundError:
-        return f"Cannot find path '{path}' because it does not exist."
+        return f"Cannot find path '{_shown(path)}' because it does not exist.", None
     except OSError as exc:
-        return f"Cannot remove item {path}: {exc.strerror or exc}"
-    reason = deletion.protected(path)
-    if reason:
-        return f"{path} was not deleted: {reason}"
+        return f"Cannot remove item {_shown(path)}: {exc.strerror or exc}", None
+    if target.klass == deletion.PROTECTED:
+        deletion.refuse(settings, runtime, target)
+        return f"{_shown(path)} was not deleted: {target.reason}", None
     try:
         has_children = stat.S_ISDIR(st.st_mode) and not recurse and bool(os.listdir(path))
     except OSError as exc:
-        return f"Cannot remove item {path}: {exc.strerror or exc}"
+        return f"Cannot remove item {_shown(path)}: {exc.strerror or exc}", None
     if has_children:
         return (
-            f"The item at {path} has children and the Recurse parameter was not specified. "
-            "Nothing was removed."
-        )
-    return None
-
-
-def _delete_for_real(path):
-    """Exempt paths (the temp dir) are deleted for real, as the policy says."""
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path)
-    else:
-        os.unlink(path)
+            f"The item at {_shown(path)} has children and the Recurse parameter was not "
+            "specified. Nothing was removed."
+        ), None
+    return None, target
 
 
 if __name__ == "__main__":

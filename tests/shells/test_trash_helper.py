@@ -84,7 +84,11 @@ def test_home_is_protected_and_temp_paths_are_deleted_for_real(sandbox):
     assert done.returncode == 1
     assert "home directory" in answers[0]["error"] and answers[1]["ok"]
     assert sandbox.home.is_dir() and not scratch.exists()
-    assert sandbox.trashed_names() == [] and sandbox.report() == []
+    assert sandbox.trashed_names() == []
+    # A protected path is refused with a `refuse` event, as in every front end.
+    assert [(e["operation"], e["path"]) for e in sandbox.report()] == [
+        ("refuse", str(sandbox.home))
+    ]
 
 
 def test_without_json_errors_go_to_stderr(sandbox):

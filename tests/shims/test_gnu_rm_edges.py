@@ -86,7 +86,8 @@ def test_protected_paths_are_refused(sandbox, target):
     lines = done.stderr.decode().splitlines()
     assert lines[0].startswith("rm: refusing to remove ") and "safedel protects it" in lines[0]
     assert last_markers(done.stderr)["SAFE_DELETE_FAIL_CLOSED"]["path"] == path.rstrip("/")
-    assert (sandbox.home / "keep").exists() and sandbox.report() == []
+    assert (sandbox.home / "keep").exists()
+    assert [(e["operation"], e["path"]) for e in sandbox.report()] == [("refuse", path.rstrip("/"))]
 
 
 def test_protection_spares_the_other_operands(sandbox):

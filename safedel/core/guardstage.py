@@ -1,0 +1,97 @@
+"""The guard stage of the deletion pipeline: take a batch from the turn's allowance,
+or refuse it whole (marker, signal file, `refuse` events) with Refused."""
+
+import errno
+
+from . import guard, markers, prompt, report
+from .outcome import DeletionError
+from .signals import write_signal
+
+
+class Refused(DeletionError):
+    """The batch was refused whole; nothing in it was touched. Carries EPERM."""
+
+    def __init__(self, message, path=None):
+        super().__init__(errno.EPERM, message, path)
+
+
+def _shown(path):
+    shown = getattr(path, "shown", None)
+    if shown is not None:
+        return shown
+    from .deletion import absolute
+
+    return absolute(path)
+
+
+def authorize(settings, runtime, paths, announce=None):
+    """Take len(paths) (paths or resolve.Targets) from the turn's allowance, or raise
+    Refused after signalling it.
+
+    A refusal prints the marker, leaves the signal file, reports a `refuse` event per
+    target and raises Refused (EPERM). A launcher passes announce, which prints the
+    refusal's one-line reason its own way: it comes first on stderr, before the marker
+    a harness parses.
+    """
+    if not paths:
+        return
+    targets = [_shown(p) for p in paths]
+    try:
+        decision = guard.take(settings, len(targets))
+        if decision.verdict == guard.CONFIRM and prompt.can_prompt(settings):
+            answer = prompt.ask(_payload(settings, decision, targets))
+            if answer is not None:
+                guard.mark(settings, "approve" if answer else "reject", "prompt")
+                decision = guard.take(settings, len(targets))
+    except guard.GuardError as exc:
+        reason = f"the bulk guard failed, so nothing was deleted: {exc}"
+        if announce:
+            announce(reason)
+        markers.emit(markers.GUARD_ERROR, {"message": str(exc)})
+        write_signal(settings, "guardError", {"message": str(exc)})
+        report_refusals(settings, runtime, targets, reason)
+        raise Refused(reason, targets[0] if len(targets) == 1 else None) from None
+    if decision.verdict != guard.ALLOW:
+        _refuse(settings, runtime, decision, targets, announce)
+
+
+def _payload(settings, decision, targets):
+    return {
+        "count": decision.count,
+        "threshold": decision.threshold,
+        "scope": "turn",
+        "targets": targets[: markers.MAX_TARGETS],
+        "targetCount": len(targets),
+        "session": settings.session,
+        "turn": settings.turn,
+    }
+
+
+def _refuse(settings, runtime, decision, targets, announce):
+    if decision.verdict == guard.REJECTED:
+        kind = markers.REJECTED
+        reason = "bulk guard: this turn's bulk deletion was rejected; nothing was deleted"
+    else:
+        kind = markers.CONFIRM_REQUIRED
+        reason = (
+            f"bulk guard: {len(targets)} more would pass this turn's limit of "
+            f"{decision.threshold} (already {decision.count}); nothing was deleted; "
+            "run `safedel guard approve` to allow it"
+        )
+    if announce:
+        announce(reason)
+    payload = _payload(settings, decision, targets)
+    markers.emit(kind, payload)
+    write_signal(settings, decision.verdict, payload)
+    report_refusals(settings, runtime, targets, reason)
+    raise Refused(reason, targets[0] if len(targets) == 1 else None)
+
+
+def report_refusals(settings, runtime, targets, reason):
+    events = [
+        report.event("refuse", settings, runtime, path=target, reason=reason) for target in targets
+    ]
+    try:
+        report.append(settings.report, events)
+    except OSError:
+        pass

@@ -1,0 +1,155 @@
+"""Deleting an exempt target for real, the way GNU rm's fts does: by descriptor, never
+following a symlink.
+
+Exempt directories are often shared (/tmp), so another user may swap a subdirectory
+for a symlink while the walk is under way. Every step here works relative to a
+directory descriptor already held: entries are removed with unlinkat/rmdirat, a
+subdirectory is opened with O_NOFOLLOW relative to its parent's descriptor, and its
+device and inode are checked against what lstat saw, so a swapped entry is unlinked
+(it is the link, not what it points at) or skipped, never followed.
+"""
+
+import errno
+import os
+import stat
+
+from .outcome import DeletionError
+
+_DIR_OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_SWAPPED = (errno.ELOOP, errno.ENOTDIR)
+
+
+class RemovalError(DeletionError):
+    """A real delete stopped at .path (bytes, as the caller spelled it)."""
+
+    def __init__(self, err, path):
+        super().__init__(err, os.strerror(err), path)
+        self.path = path
+
+
+def remove(target):
+    """Delete target (a resolve.Target) for real. `link/` empties the directory the link
+    leads to, then fails with ENOTDIR as rmdir("link/") does. Raises RemovalError."""
+    shown = os.fsencode(target.given).rstrip(b"/") or b"/"
+    parent_fd = _open_verified(target.parent, target.parent_id, shown)
+    try:
+        if target.via_link:
+            _empty_link_target(parent_fd, target, shown)
+            raise RemovalError(errno.ENOTDIR, os.fsencode(target.given))
+        try:
+            st = os.lstat(target.name, dir_fd=parent_fd)
+        except OSError as exc:
+            raise RemovalError(exc.errno, shown) from None
+        if target.st is not None and not os.path.samestat(st, target.st):
+            raise RemovalError(errno.EAGAIN, shown)  # replaced since it was judged
+        if not stat.S_ISDIR(st.st_mode):
+            _call(os.unlink, target.name, parent_fd, shown)
+            return
+        fd = _open_dir(target.name, parent_fd, st, shown)
+        try:
+            errors = _empty(fd, shown)
+        finally:
+            os.close(fd)
+        if errors:
+            raise errors[0]
+        _call(os.rmdir, target.name, parent_fd, shown)
+    finally:
+        os.close(parent_fd)
+
+
+def _open_verified(path, ident, shown):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise RemovalError(exc.errno, shown) from None
+    st = os.fstat(fd)
+    if ident is not None and (st.st_dev, st.st_ino) != ident:
+        # A directory on the way was swapped after the target was judged.
+        os.close(fd)
+        raise RemovalError(errno.EAGAIN, shown)
+    return fd
+
+
+def _empty_link_target(parent_fd, target, shown):
+    try:
+        fd = os.open(target.name, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent_fd)
+    except OSError as exc:
+        raise RemovalError(exc.errno, shown) from None
+    try:
+        st = os.fstat(fd)
+        try:
+            same = os.path.samestat(st, os.stat(target.path))
+        except OSError:
+            same = False
+        if not same:  # the link was pointed elsewhere after it was judged
+            raise RemovalError(errno.EAGAIN, shown)
+        errors = _empty(fd, shown)
+    finally:
+        os.close(fd)
+    if errors:
+        raise errors[0]
+
+
+def _call(function, name, dir_fd, shown):
+    try:
+        function(name, dir_fd=dir_fd)
+    except OSError as exc:
+        raise RemovalError(exc.errno, shown) from None
+
+
+def _open_dir(name, parent_fd, st, shown):
+    """A descriptor on the directory name in parent_fd, checked to be the one lstat saw."""
+    try:
+        fd = os.open(name, _DIR_OPEN, dir_fd=parent_fd)
+    except OSError as exc:
+        raise RemovalError(exc.errno, shown) from None
+    if not os.path.samestat(os.fstat(fd), st):
+        os.close(fd)
+        raise RemovalError(errno.EAGAIN, shown)
+    return fd
+
+
+def _empty(fd, shown):
+    """Remove everything inside the directory open as fd; a list of RemovalErrors."""
+    errors = []
+    try:
+        with os.scandir(fd) as listing:
+            entries = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
+    except OSError as exc:
+        return [RemovalError(exc.errno, shown)]
+    for name, is_dir in entries:
+        child = shown + b"/" + os.fsencode(name)
+        try:
+            if is_dir:
+                _remove_subdir(fd, name, child)
+            else:
+                _call(os.unlink, name, fd, child)
+        except RemovalError as exc:
+            errors.append(exc)
+    return errors
+
+
+def _remove_subdir(parent_fd, name, shown):
+    try:
+        st = os.lstat(name, dir_fd=parent_fd)
+    except FileNotFoundError:
+        return  # someone else removed it
+    except OSError as exc:
+        raise RemovalError(exc.errno, shown) from None
+    if not stat.S_ISDIR(st.st_mode):
+        _call(os.unlink, name, parent_fd, shown)  # swapped for a link or file: unlink that
+        return
+    try:
+        fd = _open_dir(name, parent_fd, st, shown)
+    except RemovalError as exc:
+        if exc.errno not in _SWAPPED:
+            raise
+        _call(os.unlink, name, parent_fd, shown)  # swapped between lstat and open
+        return
+    try:
+        errors = _empty(fd, shown)
+    finally:
+        os.close(fd)
+    if errors:
+        raise errors[0]
+    _call(os.rmdir, name, parent_fd, shown)
