@@ -6,19 +6,24 @@ __safedel_complete_table() {
     'bootstrap') commands='' options='--help' values='' ;;
     'doctor') commands='' options='--help --json' values='' ;;
     'env') commands='' options='--help --shell --json --session --turn --tool-call --threshold --report --trash-dir --no-exempt' values='--shell --session --turn --tool-call --threshold --report --trash-dir' ;;
-    'guard approve') commands='' options='--help --session --turn --state-dir' values='--session --turn --state-dir' ;;
+    'guard approve') commands='' options='--help --session --turn --state-dir --outside-workspace' values='--session --turn --state-dir' ;;
     'guard reject') commands='' options='--help --session --turn --state-dir' values='--session --turn --state-dir' ;;
     'guard reset') commands='' options='--help --session --turn --state-dir --all' values='--session --turn --state-dir' ;;
     'guard signal') commands='' options='--help --session --turn --state-dir --tool-call' values='--session --turn --state-dir --tool-call' ;;
     'guard status') commands='' options='--help --session --turn --state-dir --json' values='--session --turn --state-dir' ;;
     'guard') commands='approve reject reset signal status' options='--help' values='' ;;
     'list') commands='' options='--help --turn --session --since --report --json' values='--turn --session --since --report' ;;
+    'markers') commands='' options='--help --json' values='' ;;
     'report') commands='' options='--help --json' values='' ;;
     'restore') commands='' options='--help --turn --session --last --rename --overwrite --report' values='--turn --session --report' ;;
     'rm') commands='' options='--help' values='' ;;
-    'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir' ;;
+    'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --keep-background --workspace --outside-workspace' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --workspace --outside-workspace' ;;
     'shims') commands='' options='--help --dir' values='--dir' ;;
-    '') commands='bootstrap doctor env guard list report restore rm run shims' options='--help' values='' ;;
+    'workspace add') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;
+    'workspace list') commands='' options='--help --session --state-dir --json' values='--session --state-dir' ;;
+    'workspace remove') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;
+    'workspace') commands='add list remove' options='--help' values='' ;;
+    '') commands='bootstrap doctor env guard list markers report restore rm run shims workspace' options='--help' values='' ;;
     *) \builtin return 1 ;;
   esac
 }

@@ -2,7 +2,7 @@
 
 import typer
 
-from .commands import bootstrap, doctor, env, guard, report, restore, run, shims, workspace
+from .commands import bootstrap, doctor, env, guard, markers, report, restore, run, shims, workspace
 from .commands import list as list_cmd
 from .commands import rm as rm_cmd
 from .commands import trash as trash_cmd
@@ -23,6 +23,7 @@ app.command(name="list")(list_cmd.list_)
 app.command()(restore.restore)
 app.command()(report.report)
 app.command()(doctor.doctor)
+app.command()(markers.markers)
 app.add_typer(guard.app, name="guard")
 app.add_typer(workspace.app, name="workspace")
 app.command()(bootstrap.bootstrap)
