@@ -12,7 +12,7 @@ __safedel_complete_table() {
     'guard signal') commands='' options='--help --session --turn --state-dir --tool-call' values='--session --turn --state-dir --tool-call' ;;
     'guard status') commands='' options='--help --session --turn --state-dir --json' values='--session --turn --state-dir' ;;
     'guard') commands='approve reject reset signal status' options='--help' values='' ;;
-    'list') commands='' options='--help --turn --session --since --report --json' values='--turn --session --since --report' ;;
+    'list') commands='' options='--help --turn --session --since --report --json --git' values='--turn --session --since --report' ;;
     'markers') commands='' options='--help --json' values='' ;;
     'report') commands='' options='--help --json' values='' ;;
     'restore') commands='' options='--help --turn --session --last --rename --overwrite --report' values='--turn --session --report' ;;

@@ -66,6 +66,7 @@ complete -c safedel -n '__safedel_at \'list\'' -l 'session' -r -d 'Only items th
 complete -c safedel -n '__safedel_at \'list\'' -l 'since' -r -d 'Only items trashed since: 30m, 2h, 1d, 1w or 2026-11-29T14:30.'
 complete -c safedel -n '__safedel_at \'list\'' -l 'report' -r -d 'Report to read for --turn/--session.'
 complete -c safedel -n '__safedel_at \'list\'' -l 'json' -d 'Print a JSON array.'
+complete -c safedel -n '__safedel_at \'list\'' -l 'git' -d 'List git snapshots (reset, checkout, stash, branch).'
 complete -c safedel -n '__safedel_at \'markers\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'markers\'' -l 'json' -d 'Print {"markers", "askUser", "ask"} as JSON.'
 complete -c safedel -n '__safedel_at \'report\'' -l 'help' -d 'Show help and exit.'

@@ -101,11 +101,13 @@ def under(item, prefix):
     return item.original == prefix or item.original.startswith(prefix + b"/")
 
 
-def reported_trashes(report_path, session=None, turn=None, warn=None):
-    """The report's trash events for a session and/or turn, in the order they happened."""
+def reported_trashes(report_path, session=None, turn=None, warn=None, operations=("trash",)):
+    """The report's trash events (or other operations) for a session and/or turn, in
+    the order they happened."""
     events = []
     for record in report.read(report_path, warn):
-        if record.get("operation") != "trash" or not record.get("infoPath"):
+        operation = record.get("operation")
+        if operation not in operations or (operation == "trash" and not record.get("infoPath")):
             continue
         if session is not None and record.get("session") != session:
             continue

@@ -42,13 +42,21 @@ def default_root(environ=None):
 
 def _sources():
     for source, dest, quoting in LAYOUT:
-        if not os.path.isdir(source):
+        yield from _tree(source, dest, quoting, source == CORE_DIR)
+
+
+def _tree(source, dest, quoting, recurse):
+    """Files under source, subpackages included (core/ groups by concern), sorted."""
+    if not os.path.isdir(source):
+        return
+    for name in sorted(os.listdir(source)):
+        path = os.path.join(source, name)
+        if name in SKIP or name.endswith(".pyc"):
             continue
-        for name in sorted(os.listdir(source)):
-            path = os.path.join(source, name)
-            if name in SKIP or name.endswith(".pyc") or not os.path.isfile(path):
-                continue
+        if os.path.isfile(path):
             yield path, os.path.join(dest, name), quoting
+        elif recurse and os.path.isdir(path) and not name.startswith("."):
+            yield from _tree(path, os.path.join(dest, name), quoting, recurse)
 
 
 def python_for_launchers():
@@ -125,6 +133,8 @@ def _write(staging, home, files):
             from . import nodebundle  # only when a shim home is written
 
             data = nodebundle.bundle(os.path.dirname(source))
+        if quoting == "python" and data.startswith(b"#!/bin/sh"):
+            quoting = "sh"  # a launcher written in sh (git's) gets sh quoting
         if quoting:
             data = render(data.decode("utf-8"), values, QUOTERS[quoting]).encode("utf-8")
         with open(target, "wb") as handle:

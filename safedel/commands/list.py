@@ -83,9 +83,17 @@ def list_(
     ] = None,
     report: Annotated[Text, typer.Option(help="Report to read for --turn/--session.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
+    git: Annotated[
+        bool, typer.Option("--git", help="List git snapshots (reset, checkout, stash, branch).")
+    ] = False,
 ) -> None:
     """List the items in every trash dir safedel can see, including other tools' items."""
     report_path = report or core_settings.load().report
+    if git:
+        from . import list_git
+
+        cutoff = parse_since(since) * 1000 if since is not None else None
+        return list_git.show(report_path, session, turn, cutoff, as_json)
     found = select(prefix, since, session, turn, report_path)
     if as_json:
         typer.echo(json.dumps([item.as_json() for item in found], indent=2))

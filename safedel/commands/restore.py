@@ -8,6 +8,7 @@ import typer
 from .. import catalog, restoring
 from ..core import report as core_report
 from ..core import settings as core_settings
+from ..core.git import undo as git_undo
 from .list import warn
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
@@ -32,16 +33,35 @@ def by_paths(paths):
 
 
 def by_turn(report_path, session, turn):
-    """What the turn trashed that is still in the trash, newest first (so a directory
-    comes back before the items that were trashed from inside it earlier)."""
-    events = catalog.reported_trashes(report_path, session, turn, warn)
+    """What the turn trashed that is still in the trash, and its git snapshots, both
+    newest first (so a directory comes back before the items that were trashed from
+    inside it earlier)."""
+    events = catalog.reported_trashes(report_path, session, turn, warn, ("trash", "snapshot"))
     sessions = sorted({str(event.get("session")) for event in events})
     if session is None and len(sessions) > 1:
         raise _fail(f"turn {turn} is in several sessions ({', '.join(sessions)}): add --session")
-    found = catalog.still_trashed(events, warn)
-    if not found:
+    found = catalog.still_trashed([e for e in events if e["operation"] == "trash"], warn)
+    snapshots = git_undo.snapshots(events)
+    if not found and not snapshots:
         raise _fail(f"nothing that turn {turn} trashed is still in the trash ({report_path})")
-    return found[::-1]
+    return found[::-1], snapshots[::-1]
+
+
+def reapply_snapshots(settings, snapshots):
+    """Re-apply a turn's git snapshots, newest first; report each. Return failures."""
+    failures, events = 0, []
+    for snapshot in snapshots:
+        ok, message = git_undo.reapply(snapshot)
+        typer.echo(message if ok else f"safedel restore: {message}", err=not ok)
+        if ok:
+            fields = {k: snapshot.get(k) for k in ("repo", "ref", "commit", "kind")}
+            events.append(core_report.event("restore", settings, "cli", **fields))
+        failures += not ok
+    try:
+        core_report.append(settings.report, events)
+    except OSError as exc:
+        warn(f"cannot write the report {settings.report}: {exc.strerror or exc}")
+    return failures
 
 
 def _fail(message):
@@ -111,17 +131,19 @@ def restore(
     settings = core_settings.load()
     if report:
         settings.report = report
+    snapshots = []
     if last:
         everything = present()
         if not everything:
             raise _fail("the trash is empty")
         items = everything[-1:]
     elif turn is not None:
-        items = by_turn(settings.report, session, turn)
+        items, snapshots = by_turn(settings.report, session, turn)
     else:
         items = by_paths(paths)
     conflict = restoring.REFUSE
     if rename or overwrite:
         conflict = restoring.RENAME if rename else restoring.OVERWRITE
-    if restore_all(settings, items, conflict):
+    failures = restore_all(settings, items, conflict) if items else 0
+    if failures + reapply_snapshots(settings, snapshots):
         raise typer.Exit(1)

@@ -26,6 +26,8 @@ def test_wheel_ships_shims_templates_and_zsh_dotfiles(tmp_path):
     expected = {
         "safedel/shims/bin/rm",
         "safedel/shims/bin/find",
+        "safedel/shims/bin/git",
+        "safedel/core/git/clean.py",
         "safedel/shims/python/sitecustomize.py",
         "safedel/shims/node/safedel.cjs",
         "safedel/shells/posix/env.sh",
