@@ -9,6 +9,7 @@ import os
 
 from . import rows
 from .harness import (
+    BARE_PYTHON,
     PYTHON,
     Sandbox,
     WorkloadError,
@@ -89,7 +90,7 @@ def candidates(sandbox, tree, shim_rm):
 
     found = {
         INPROC: in_process,
-        FLOOR: lambda: timed_spawn([PYTHON, "-I", "-S", "-c", "pass"], base, errors),
+        FLOOR: lambda: timed_spawn([BARE_PYTHON, "-I", "-S", "-c", "pass"], base, errors),
     }
     if os.access(shim_rm, os.X_OK):
         found[SHIM] = spawned([shim_rm, "-rf", tree.path], sandbox.shim_env(), True)

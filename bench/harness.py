@@ -17,8 +17,11 @@ import time
 
 from safedel import environment
 
-# The interpreter itself, not a version manager's shim script in front of it.
-PYTHON = os.path.realpath(sys.executable)
+# The interpreter running the bench, as invoked: a venv's python keeps the venv's
+# site-packages (and so the installed safedel) for the child scripts.
+PYTHON = os.path.abspath(sys.executable)
+# The binary behind it, which the launchers' #! line names: the floor rows' interpreter.
+BARE_PYTHON = os.path.realpath(sys.executable)
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Variables of an outer `safedel run` or bootstrap that must not leak into a workload.
 HOOK_VARS = ("BASH_ENV", "ENV", "ZDOTDIR", "NODE_OPTIONS", "PYTHONPATH", "PYTHONSTARTUP")

@@ -7,7 +7,7 @@ the guard, the info file and the rename. The floor is an interpreter that does n
 import os
 
 from . import rows
-from .harness import PYTHON, Sandbox, WorkloadError, interleave, timed_spawn, tool
+from .harness import BARE_PYTHON, PYTHON, Sandbox, WorkloadError, interleave, timed_spawn, tool
 
 WORKLOAD = "rm, one file per call"
 SHIM = "safedel rm shim"
@@ -87,7 +87,7 @@ def run(profile, root, shim_home):
         base = sandbox.base_env()
         plans = {
             SHIM: ("shim", [shim_rm, "{}"], sandbox.shim_env(), True),
-            FLOOR: ("floor", [PYTHON, "-I", "-S", "-c", "pass"], base, False),
+            FLOOR: ("floor", [BARE_PYTHON, "-I", "-S", "-c", "pass"], base, False),
             RM: ("rm", [RM, "{}"], base, False),
             TRASH_PUT: ("trashput", [tool("trash-put") or "", "{}"], base, True),
             SEND2TRASH: ("send2trash", [PYTHON, "-c", SEND2TRASH_CODE, "{}"], base, True),

@@ -108,7 +108,8 @@ def run_node(profile, root, shim_home):
 def safedel_command():
     """The installed console script next to the interpreter, else `python -m safedel`."""
     beside = os.path.join(os.path.dirname(PYTHON), "safedel")
-    return [beside] if os.access(beside, os.X_OK) else [PYTHON, "-m", "safedel"]
+    # -I keeps the checkout (the working directory) off the path of the fallback.
+    return [beside] if os.access(beside, os.X_OK) else [PYTHON, "-I", "-m", "safedel"]
 
 
 def _script_interpreter():
