@@ -153,7 +153,7 @@ def _rm(tool, argv, runtime):
         sys.stderr.flush()
         if not gnuopt.yesno():
             return 0
-        opts.interactive = NEVER
+        # Still "sometimes", as in GNU: write-protected files are asked about next.
     plan = rmwalk.Walker(tool, opts).plan([os.fsencode(f) for f in files])
     rmtrash.apply(tool, runtime, plan, opts)
     return None

@@ -55,7 +55,7 @@ def apply(tool, runtime, items, opts, what=b"cannot remove"):
             tool.cannot(what, item.path, errno.ENOTEMPTY)
             continue
         try:
-            deletion.carry_out(conf, runtime, target)
+            _carry_out_lending_write(deletion, conf, runtime, target, item)
         except RemovalError as exc:
             tool.cannot(what, exc.path, exc.errno)
             continue
@@ -65,6 +65,29 @@ def apply(tool, runtime, items, opts, what=b"cannot remove"):
             continue
         for line in item.lines:
             tool.out(line)
+
+
+def _carry_out_lending_write(deletion, conf, runtime, target, item):
+    """Carry out target; a directory its owner may not write gets u+wx for the rename.
+
+    Moving a directory to another parent rewrites its '..', so the kernel wants write
+    permission on it, where GNU's rmdir needs none (`mkdir -m0 d; rm -rf d` works).
+    The mode is put back on the directory inside the trash, or in place on failure.
+    """
+    lent = None
+    if target.klass == deletion.TRASH and item.is_dir and os.geteuid() != 0:
+        st = os.lstat(target.path)
+        if st.st_uid == os.geteuid() and st.st_mode & 0o300 != 0o300:
+            lent = st.st_mode & 0o7777
+            os.chmod(target.path, lent | 0o300)
+    try:
+        outcome = deletion.carry_out(conf, runtime, target)
+    except BaseException:
+        if lent is not None:
+            os.chmod(target.path, lent)
+        raise
+    if lent is not None and outcome.record is not None:
+        os.chmod(outcome.record.trash_path, lent)
 
 
 def _is_empty(path):

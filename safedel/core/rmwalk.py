@@ -76,6 +76,7 @@ class Walker:
     def __init__(self, tool, opts):
         self.tool, self.opts = tool, opts
         self.privileged = os.geteuid() == 0
+        self._user = None
 
     def plan(self, operands):
         items = []
@@ -107,9 +108,50 @@ class Walker:
             return []
         if opts.preserve_all_root and not self.same_device_as_parent(path, st):
             return []
-        if self.walk_needed(path):
-            return self.directory(path, st.st_dev)[0]
+        if self.protected(path):
+            return [Item(path, True, [])]  # refused whole, untouched, by rmtrash
+        if self.walk_needed(path) or not self.whole(path, st):
+            return self.directory(path, st.st_dev, st)[0]
         return [Item(path, True, [])]
+
+    @staticmethod
+    def protected(path):
+        from . import deletion
+
+        return deletion.protected(path)
+
+    @property
+    def user(self):
+        if self._user is None:
+            from .rmcheck import User
+
+            self._user = User()
+        return self._user
+
+    def whole(self, path, st, parent_st=None):
+        """True when GNU would remove the directory path and all of it: one rename."""
+        from . import rmcheck
+
+        return not rmcheck.removal_errno(path, st, self.user, parent_st) and rmcheck.whole_tree(
+            path, st, self.user
+        )
+
+    def cannot_remove(self, path, st=None, parent_st=None):
+        """Print GNU's message and return True where its unlink or rmdir would fail."""
+        if self.privileged and st is not None and not stat.S_ISDIR(st.st_mode):
+            return False
+        from . import rmcheck
+
+        try:
+            st = st or os.lstat(path)
+        except OSError:
+            return False  # gone meanwhile: the trash says so
+        if self.privileged and not stat.S_ISDIR(st.st_mode):
+            return False
+        err = rmcheck.removal_errno(path, st, self.user, parent_st)
+        if err:
+            self.tool.cannot(b"cannot remove", path, err)
+        return bool(err)
 
     def prompt(self, path, is_dir, descend, empty):
         """rmprompt.prompt, imported only when GNU could ask a question at all."""
@@ -161,14 +203,21 @@ class Walker:
             self.tool.cannot(b"cannot remove", path, unlink_errno)
         return []
 
-    def leaf(self, path):
+    def leaf(self, path, st=None, parent_st=None):
+        """An Item; None when not asked for; False when GNU's unlink would fail (said so)."""
         if self.prompt(path, False, False, False) != OK:
             return None
+        if not self.privileged and self.cannot_remove(path, st, parent_st):
+            return False
         return Item(path, False, [b"removed " + quote(path)] if self.opts.verbose else [])
 
-    def directory(self, path, top_dev):
-        """(items, marked, removed) for a directory and its tree, in GNU's order."""
-        empty = is_empty_dir(path)
+    def directory(self, path, top_dev, st):
+        """(items, marked, removed) for a directory and its tree, in GNU's order.
+
+        A subdirectory GNU would remove whole, with nothing to ask or print on the
+        way, becomes one item (one rename); the walk goes into the others.
+        """
+        empty = is_empty_dir(path) or self.empty_despite_mode(path, st)
         status = self.prompt(path, True, True, empty)
         if status == OK and empty:
             item = self.excise_dir(path, [])
@@ -182,18 +231,29 @@ class Walker:
         except OSError as exc:
             self.tool.cannot(b"cannot remove", path, exc.errno)
             return [], True, False
+        quiet = not self.walk_needed(path)
         for entry in entries:
             child = child_of(path, entry.name)
+            try:
+                child_st = entry.stat(follow_symlinks=False)
+            except OSError:
+                child_st = None
             if not entry.is_dir(follow_symlinks=False):
-                item = self.leaf(child)
+                item = self.leaf(child, child_st, st)
                 items += [item] if item else []
+                # A failure marks the ancestors (GNU then skips them silently); a
+                # declined file only leaves its directory not empty.
+                marked = marked or item is False
                 complete = complete and item is not None
                 continue
-            if self.opts.one_file_system and entry.stat(follow_symlinks=False).st_dev != top_dev:
+            if self.opts.one_file_system and child_st and child_st.st_dev != top_dev:
                 self.tool.error(b"skipping " + quote(child) + b", since it's on a different device")
                 marked, complete = True, False
                 continue
-            sub_items, sub_marked, removed = self.directory(child, top_dev)
+            if quiet and child_st and self.whole(child, child_st, st):
+                items.append(Item(child, True, []))
+                continue
+            sub_items, sub_marked, removed = self.directory(child, top_dev, child_st)
             items += sub_items
             marked, complete = marked or sub_marked, complete and removed
         if marked or self.prompt(path, True, False, False) != OK:
@@ -204,10 +264,20 @@ class Walker:
         item = self.excise_dir(path, items)
         return ([item], False, True) if item else (items, True, False)
 
+    def empty_despite_mode(self, path, st):
+        """An unreadable directory is removed by GNU if it is empty; its owner can tell."""
+        if st is None or os.access(path, os.R_OK):
+            return False
+        from . import rmcheck
+
+        return rmcheck.empty_despite_mode(path, st, self.user, None)
+
     def excise_dir(self, path, items):
         if self.is_link_slash(path):
             if not self.opts.ignore_missing:
                 self.tool.cannot(b"cannot remove", path, errno.ENOTDIR)
+            return None
+        if self.cannot_remove(path):
             return None
         lines = [line for item in items for line in item.lines]
         if self.opts.verbose:

@@ -91,3 +91,72 @@ def assert_trashed(sandbox, outcome, base, runtime):
     for event in events:
         assert os.path.lexists(os.fsencode(event["trashPath"]))
     return events
+
+
+NOBODY = 65534
+
+
+def nobody_area():
+    """(root, shim home): a world-reachable area under /var/tmp for running as nobody.
+
+    The launchers there run on /usr/bin/python3, which nobody can execute; root/gnu
+    and root/ours hold the two trees, root/home and root/state nobody's HOME and state.
+    """
+    import pathlib
+    import tempfile
+
+    from safedel import materialize
+
+    root = pathlib.Path(tempfile.mkdtemp(prefix="safedel-nobody-", dir="/var/tmp"))
+    os.chmod(root, 0o755)
+    real_python = materialize.python_for_launchers
+    materialize.python_for_launchers = lambda: "/usr/bin/python3"
+    try:
+        home_dir = materialize.materialize(str(root / "shims"))
+    finally:
+        materialize.python_for_launchers = real_python
+    subprocess.run(["chmod", "-R", "a+rX", str(root / "shims")], check=True)
+    for name in ("home", "gnu", "ours", "state"):
+        (root / name).mkdir()
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(root / "home"), str(root / "state")])
+    return root, home_dir
+
+
+def nobody_env(root, home_dir, which):
+    from safedel import environment
+
+    base = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(root / "home"),
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "TMPDIR": str(root / "home"),
+        "SAFEDEL_STATE_DIR": str(root / "state"),
+        "SAFEDEL_REPORT": str(root / "state" / "report.jsonl"),
+        "SAFEDEL_PROMPT": "0",
+    }
+    if which == "gnu":
+        return base
+    options = environment.RunOptions(session="s", turn="t")
+    return environment.child_environment(base, home_dir, options)
+
+
+def nobody_run(root, home_dir, args, stdin, stdin_fd=None, only=("gnu", "ours"), tool="rm"):
+    """{which: CompletedProcess} of `tool args` as nobody in root/gnu and root/ours."""
+    setpriv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", tool]
+    stdio = {"input": stdin} if stdin_fd is None else {"stdin": stdin_fd}
+    return {
+        which: subprocess.run(
+            setpriv + args,
+            cwd=root / which,
+            env=nobody_env(root, home_dir, which),
+            capture_output=True,
+            timeout=120,
+            **stdio,
+        )
+        for which in only
+    }
+
+
+def trash_names(root):
+    files = root / "home" / ".local" / "share" / "Trash" / "files"
+    return sorted(os.listdir(files)) if files.is_dir() else []

@@ -1,0 +1,208 @@
+"""Whether GNU's unlink, rmdir or whole-tree removal would succeed, as this user.
+
+safedel trashes a directory as one rename, which is faithful only where GNU's own
+traversal would have removed every entry. Permission bits are the owner saying "not
+this": a directory inside that this user may not read, write or search, another
+user's file in a sticky directory, or a mount point inside, each makes GNU fail part
+way and keep the rest, and then so must safedel. whole_tree() answers that question
+walking by directory descriptors (no path length limit), and removal_errno() predicts
+the errno of one unlink or rmdir from its parent, so that GNU's own failures get
+GNU's message and no marker.
+"""
+
+import errno
+import os
+import stat
+
+R, W, X = 4, 2, 1
+_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+
+
+class User:
+    """The effective ids the kernel will judge this process by."""
+
+    def __init__(self):
+        self.uid = os.geteuid()
+        self.privileged = self.uid == 0
+        self.groups = {os.getegid(), *os.getgroups()}
+
+    def may(self, st, bits):
+        if self.privileged:
+            return True
+        if st.st_uid == self.uid:
+            mode = st.st_mode >> 6
+        elif st.st_gid in self.groups:
+            mode = st.st_mode >> 3
+        else:
+            mode = st.st_mode
+        return mode & bits == bits
+
+    def may_delete_from(self, parent_st, st):
+        """0, or the errno unlink/rmdir of an entry (lstat st) in parent gives."""
+        if self.privileged:
+            return 0
+        if not self.may(parent_st, W | X):
+            return errno.EACCES
+        sticky = parent_st.st_mode & stat.S_ISVTX
+        if sticky and self.uid not in (st.st_uid, parent_st.st_uid):
+            return errno.EPERM
+        return 0
+
+
+_mounts = None
+
+
+def _unescape(field):
+    """mountinfo spells space, tab, newline and backslash as octal escapes."""
+    if b"\\" not in field:
+        return field
+    out, i = bytearray(), 0
+    while i < len(field):
+        if field[i] == 0x5C and field[i + 1 : i + 4].isdigit():
+            out.append(int(field[i + 1 : i + 4], 8))
+            i += 4
+        else:
+            out.append(field[i])
+            i += 1
+    return bytes(out)
+
+
+def mount_points():
+    """Every mount point of this process's namespace, read once from mountinfo."""
+    global _mounts
+    if _mounts is None:
+        found = set()
+        try:
+            with open("/proc/self/mountinfo", "rb") as handle:
+                for line in handle:
+                    fields = line.split(b" ")
+                    if len(fields) > 4:
+                        found.add(_unescape(fields[4]))
+        except OSError:
+            pass
+        _mounts = found
+    return _mounts
+
+
+def is_mount_point(path):
+    return os.path.realpath(os.fsencode(path)) in mount_points()
+
+
+def mounts_within(path):
+    """Mount points at or below the directory path (judged where the kernel resolves it)."""
+    real = os.path.realpath(os.fsencode(path))
+    prefix = real.rstrip(b"/") + b"/"
+    return [m for m in mount_points() if m == real or m.startswith(prefix)]
+
+
+def removal_errno(path, st, user, parent_st=None):
+    """The errno GNU's unlink/rmdir of path (lstat st) would meet at its parent, or 0."""
+    if parent_st is None:
+        head = path.rstrip(b"/")
+        parent = head[: head.rindex(b"/") + 1] if b"/" in head else b"."
+        try:
+            parent_st = os.stat(parent)
+        except OSError as exc:
+            return exc.errno
+    err = user.may_delete_from(parent_st, st)
+    if err == 0 and stat.S_ISDIR(st.st_mode) and parent_st.st_dev != st.st_dev:
+        err = errno.EBUSY
+    return err
+
+
+def whole_tree(path, st, user):
+    """True when GNU rm -r, as user, would remove every entry of the directory path.
+
+    st is lstat(path). The root may remove anything but a mount point; everyone
+    else also needs, in every non-empty directory, read, write and search
+    permission, and the sticky rule on each entry of a sticky directory.
+    """
+    if mounts_within(path):
+        return False
+    if user.privileged:
+        return True
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError:
+        return empty_despite_mode(path, st, user, None)
+    try:
+        return _walk(fd, st, user)
+    finally:
+        os.close(fd)
+
+
+def _walk(top_fd, top_st, user):
+    """Depth first, one descriptor per level, so depth has no limit but the fd table."""
+    stack = [[top_fd, top_st, None]]
+    try:
+        while stack:
+            level = stack[-1]
+            if level[2] is None:
+                level[2] = _listing(level[0], level[1], user)
+                if level[2] is None:
+                    return False
+            if not level[2]:
+                stack.pop()
+                if level[0] != top_fd:
+                    os.close(level[0])
+                continue
+            name = level[2].pop()
+            try:
+                child_st = os.stat(name, dir_fd=level[0], follow_symlinks=False)
+            except OSError:
+                return False
+            try:
+                child_fd = os.open(name, _FLAGS, dir_fd=level[0])
+            except OSError:
+                if not empty_despite_mode(name, child_st, user, level[0]):
+                    return False
+                continue
+            stack.append([child_fd, child_st, None])
+    finally:
+        for fd, _, _ in stack:
+            if fd != top_fd:
+                os.close(fd)
+    return True
+
+
+def _listing(fd, st, user):
+    """The subdirectory names of the directory fd, or None if GNU could not empty it."""
+    subdirs, empty = [], True
+    sticky = st.st_mode & stat.S_ISVTX and st.st_uid != user.uid
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                empty = False
+                if sticky and entry.stat(follow_symlinks=False).st_uid != user.uid:
+                    return None
+                if entry.is_dir(follow_symlinks=False):
+                    subdirs.append(entry.name)
+    except OSError:
+        return None
+    if not empty and not user.may(st, R | W | X):
+        return None
+    return subdirs
+
+
+def empty_despite_mode(name, st, user, dir_fd):
+    """A directory this user may not open: GNU still removes it if it is empty.
+
+    Only its owner can tell without removing it, by lending itself u+rx for a look.
+    """
+    if st.st_uid != user.uid or st.st_nlink > 2:
+        return False
+    try:
+        os.chmod(name, stat.S_IMODE(st.st_mode) | 0o500, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        fd = os.open(name, _FLAGS, dir_fd=dir_fd)
+        try:
+            with os.scandir(fd) as entries:
+                return next(entries, None) is None
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    finally:
+        os.chmod(name, stat.S_IMODE(st.st_mode), dir_fd=dir_fd)

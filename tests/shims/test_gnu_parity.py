@@ -1,0 +1,205 @@
+"""rm as uid 65534 beside /usr/bin/rm: where permission bits make GNU stop part way.
+
+Each case builds the same tree twice, runs GNU rm in one and safedel's launcher in
+the other as nobody, and compares stdout, stderr (no marker where GNU itself fails),
+the exit status and the resulting tree; what vanished from ours must be in the trash,
+and the trash must hold nothing GNU kept.
+"""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+
+import pytest
+from conftest import require
+from gnu_side_by_side import NOBODY, nobody_area, nobody_run, snapshot, trash_names
+
+
+@pytest.fixture(scope="module")
+def area():
+    require("setpriv")
+    if os.geteuid() != 0 or not os.access("/usr/bin/python3", os.X_OK):
+        pytest.skip("needs root (to become nobody) and /usr/bin/python3")
+    root, home_dir = nobody_area()
+    yield root, home_dir
+    subprocess.run(["chmod", "-R", "u+rwx", str(root)], check=False)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def fresh(root):
+    """Empty both trees, the trash and the report, between cases."""
+    for name in ("gnu", "ours"):
+        subprocess.run(["chmod", "-R", "u+rwx", str(root / name)], check=False)
+        shutil.rmtree(root / name)
+        (root / name).mkdir()
+        (root / name).chmod(0o777)
+    share = root / "home" / ".local" / "share"
+    subprocess.run(["chmod", "-R", "u+rwx", str(share)], check=False)
+    shutil.rmtree(share, ignore_errors=True)
+    report = root / "state" / "report.jsonl"
+    if report.exists():
+        report.unlink()
+
+
+def build(root, setup):
+    for name in ("gnu", "ours"):
+        base = root / name
+        setup(base)
+
+
+def chown(*paths):
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", *map(str, paths)], check=True)
+
+
+def compare(root, home_dir, args, stdin=b"", tool="rm"):
+    runs = nobody_run(root, home_dir, args, stdin, tool=tool)
+    gnu, ours = runs["gnu"], runs["ours"]
+    assert ours.stderr == gnu.stderr
+    assert (ours.returncode, ours.stdout) == (gnu.returncode, gnu.stdout)
+    after = snapshot(root / "ours")
+    assert after == snapshot(root / "gnu")
+    events = []
+    report = root / "state" / "report.jsonl"
+    if report.exists():
+        events = [json.loads(line) for line in report.read_text().splitlines()]
+    ours = root / "ours"
+    trashed = [os.path.relpath(e["path"], ours) for e in events if e["operation"] == "trash"]
+    # Nothing in the trash that GNU kept, and everything GNU removed is in the trash.
+    assert not [t for t in trashed if t in after]
+    assert len(trash_names(root)) == len(trashed)
+    return gnu, trashed
+
+
+def tree_b(base):
+    (base / "b" / "a" / "p").mkdir(parents=True)
+    (base / "b" / "f").write_text("x")
+    (base / "b" / "a" / "g").write_text("x")
+    (base / "b" / "c" / "d").mkdir(parents=True)
+    (base / "b" / "c" / "d" / "h").write_text("x")
+    chown(base / "b")
+
+
+@pytest.mark.parametrize("mode", ["ug-w", "u-r", "u-x", "0"])
+def test_a_directory_the_owner_closed_stops_gnu_and_us(area, mode):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        tree_b(base)
+        subprocess.run(["chmod", mode, str(base / "b" / "a")], check=True)
+
+    build(root, setup)
+    gnu, trashed = compare(root, home_dir, ["-rf", "b"])
+    assert gnu.returncode == 1 and b"b/a" in gnu.stderr
+    # What GNU could remove went, the rest stayed: never b as one rename.
+    assert "b" not in trashed and "b/f" in trashed and "b/c" in trashed
+
+
+def test_mode_000_empty_directory_is_removed(area):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "d").mkdir()
+        (base / "t" / "z").mkdir(parents=True)
+        chown(base / "d", base / "t")
+        (base / "d").chmod(0)
+        (base / "t" / "z").chmod(0)
+
+    build(root, setup)
+    gnu, trashed = compare(root, home_dir, ["-rf", "d", "t"])
+    assert gnu.returncode == 0 and sorted(trashed) == ["d", "t"]
+    # The mode is put back inside the trash.
+    files = root / "home" / ".local" / "share" / "Trash" / "files"
+    assert stat.S_IMODE(os.lstat(files / "d").st_mode) == 0
+
+
+def test_file_in_an_unwritable_directory_gets_gnus_message_only(area):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "d").mkdir()
+        (base / "d" / "f").write_text("x")
+        chown(base / "d")
+        (base / "d").chmod(0o555)
+
+    build(root, setup)
+    gnu, trashed = compare(root, home_dir, ["-rf", "d/f", "d"])
+    assert b"Permission denied" in gnu.stderr and trashed == []
+
+
+def test_sticky_directory_keeps_another_users_file(area):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "s").mkdir()
+        (base / "s" / "theirs").write_text("x")
+        (base / "s" / "mine").write_text("x")
+        chown(base / "s" / "mine")
+        (base / "s").chmod(0o1777)
+
+    build(root, setup)
+    gnu, trashed = compare(root, home_dir, ["-rf", "s"])
+    assert gnu.returncode == 1 and trashed == ["s/mine"]
+
+
+def make_deep(base, levels, width):
+    """levels nested directories of width-byte names, made by descriptor (past PATH_MAX)."""
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for level in range(levels):
+            name = (b"%02d" % level) + b"n" * (width - 2)
+            os.mkdir(name, dir_fd=fd)
+            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        os.close(os.open(b"leaf", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+
+
+def test_deeper_than_path_max(area):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "deep").mkdir()
+        make_deep(os.fsencode(base / "deep"), 52, 200)
+        chown(base / "deep")
+
+    build(root, setup)
+    gnu, trashed = compare(root, home_dir, ["-rf", "deep"])
+    assert gnu.returncode == 0 and trashed == ["deep"]
+
+
+def test_prompt_once_then_the_write_protected_question(area):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        for name in "abcd":
+            (base / name).write_text("x")
+        chown(*(base / n for n in "abcd"))
+        (base / "d").chmod(0o444)
+
+    for answers in (b"y\ny\n", b"y\nn\n", b"n\n"):
+        fresh(root)
+        build(root, setup)
+        compare(root, home_dir, ["-I", "---presume-input-tty", "a", "b", "c", "d"], answers)
+
+
+@pytest.mark.parametrize("answers", [b"y\ny\ny\ny\ny\ny\n", b"y\nn\ny\ny\n", b"y\ny\nn\ny\ny\n"])
+def test_interactive_walk_in_gnus_order(area, answers):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        tree_b(base)
+        (base / "b" / "f").chmod(0o444)
+
+    build(root, setup)
+    compare(root, home_dir, ["-ri", "---presume-input-tty", "b"], answers)
