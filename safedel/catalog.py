@@ -9,6 +9,7 @@ import os
 import stat
 import time
 
+from . import recyclebin
 from .core import report, trashdirs, trashinfo
 from .core.printable import printable  # noqa: F401 - the commands' import
 
@@ -77,6 +78,8 @@ def read_item(info_path, warn=None):
 
 def items(roots=None, warn=None):
     """Every entry in the given trash roots (default: all visible ones), oldest first."""
+    if roots is None and recyclebin.in_use():
+        return recyclebin.items(warn)
     found = []
     for root in trashdirs.visible_trash_dirs() if roots is None else roots:
         info_dir = os.path.join(root, b"info")

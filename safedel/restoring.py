@@ -9,6 +9,7 @@ import errno
 import os
 import stat
 
+from . import recyclebin
 from .core import report, trash
 from .noreplace import rename_noreplace
 
@@ -60,6 +61,8 @@ def destination(item, conflict, trash_dir=None):
 
 def restore(item, conflict=REFUSE, trash_dir=None):
     """Move item back and drop its info file. Return the path it was restored to."""
+    if isinstance(item, recyclebin.RecycledItem):
+        return recyclebin.restore(item, conflict, trash_dir)
     if item.kind == "missing":
         shown = os.fsdecode(item.file_path)
         raise RestoreError(errno.ENOENT, f"{shown} is gone from the trash", shown)
