@@ -27,6 +27,7 @@ INPROC = "safedel's part, in process (guard, info file, rename, report)"
 FLOOR = "python -I -S -c pass"
 TRASH_PUT = "trash-put"
 RM_RF = "rm -rf"
+PRECHECK = "rm launcher's permission pre-check (whole tree walked), in process"
 FILES_PER_DIR = 1000
 
 
@@ -36,6 +37,7 @@ def row_list(files):
     return [
         rows.Row(workload, INPROC, "per directory", rows.absolute(0.020, " (one rename)")),
         rows.Row(workload, SHIM, "per directory", whole),
+        rows.Row(workload, PRECHECK, "per directory", rows.times(RM_RF, 0.1)),
         rows.Row(workload, FLOOR, "per call", anchor_of=SHIM),
         rows.Row(workload, TRASH_PUT, "per directory", anchor_of=SHIM),
         rows.Row(workload, RM_RF, "per directory", anchor_of=SHIM),
@@ -88,8 +90,16 @@ def candidates(sandbox, tree, shim_rm):
         tree.reclaim("trash_one")
         return seconds
 
+    def precheck():
+        tree.ensure()
+        result = run_json([PYTHON, script("precheck_once.py"), tree.path], sandbox.base_env())
+        if not result["whole"]:
+            raise WorkloadError("the pre-check found the tree not removable whole")
+        return result["seconds"]
+
     found = {
         INPROC: in_process,
+        PRECHECK: precheck,
         FLOOR: lambda: timed_spawn([BARE_PYTHON, "-I", "-S", "-c", "pass"], base, errors),
     }
     if os.access(shim_rm, os.X_OK):

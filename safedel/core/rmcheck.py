@@ -166,15 +166,23 @@ def _walk(top_fd, top_st, user):
 
 
 def _listing(fd, st, user):
-    """The subdirectory names of the directory fd, or None if GNU could not empty it."""
+    """The subdirectory names of the directory fd, or None if GNU could not empty it.
+
+    A directory's link count is 2 plus its subdirectories on the usual filesystems
+    (1 on btrfs: unknown), so once they are all found the rest of a large listing
+    needs no look, unless the sticky rule asks for every entry's owner.
+    """
     subdirs, empty = [], True
     sticky = st.st_mode & stat.S_ISVTX and st.st_uid != user.uid
+    wanted = st.st_nlink - 2 if st.st_nlink >= 2 and not sticky else -1
     try:
         with os.scandir(fd) as entries:
             for entry in entries:
                 empty = False
                 if sticky and entry.stat(follow_symlinks=False).st_uid != user.uid:
                     return None
+                if len(subdirs) == wanted:
+                    break
                 if entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
     except OSError:
