@@ -8,11 +8,13 @@ in). Only where the data ends up changes. Exempt paths get the original: a real 
 
 This module is what every shimmed interpreter loads at start-up, so it imports nothing
 new: the deletion logic (pyshim_os) loads at the first deletion, the rmtree wrapper
-(pyshim_shutil) when shutil is imported.
+(pyshim_shutil) when shutil is imported, and pyshim_early when a module bound os
+functions before the shim came.
 """
 
 import os
 import sys
+from _thread import _local
 
 
 def _snapshot(module):
@@ -25,16 +27,80 @@ def _snapshot(module):
 # works through it, so a monkeypatched os.lstat or os.close can neither break nor fool
 # a trash.
 OS_AT_START = _snapshot(os)
+_ENGINE = __package__ + "."
 _installed = []
 _deletions = []
+_wrappers = {}
+_exempt_trees = _local()
 
 
 def deletions():
     if not _deletions:
-        from . import pyshim_os
-
-        _deletions.append(pyshim_os)
+        _load_engine()
     return _deletions[0]
+
+
+def _load_engine():
+    """Import the engine at the first deletion, with the collector off and signals held
+    back: a finalizer or a signal handler that deletes while the engine is half
+    imported would find it partially initialised. Held signals arrive right after."""
+    import gc
+
+    collecting = gc.isenabled()
+    gc.disable()
+    held = _hold_signals()
+    try:
+        from . import pyshim_os
+    finally:
+        _release_signals(held)
+        if collecting:
+            gc.enable()
+    _deletions.append(pyshim_os)
+
+
+def _hold_signals():
+    try:
+        import _signal
+
+        held = _signal.pthread_sigmask(_signal.SIG_BLOCK, _signal.valid_signals())
+    except (ImportError, AttributeError, OSError, ValueError):
+        return None
+    _let_pending_handlers_run()
+    return held
+
+
+def _let_pending_handlers_run():
+    # A signal caught just before the mask has its Python handler run at the next
+    # check, which a call makes: here, before the import starts, not halfway through it.
+    pass
+
+
+def _release_signals(held):
+    if held is not None:
+        import _signal
+
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, held)
+
+
+def _internal_call(frame):
+    """The engine's own calls, and shutil's inside an exempt tree this thread is
+    deleting for real, go straight to the original. Marked by who calls, not by a
+    thread-wide flag: a finalizer or a signal handler that runs meanwhile is judged."""
+    caller = frame.f_globals.get("__name__") or ""
+    if caller.startswith(_ENGINE):
+        return ".pyshim" not in caller
+    return caller == "shutil" and getattr(_exempt_trees, "depth", 0) > 0
+
+
+class ExemptTree:
+    """While shutil deletes an exempt tree for real on this thread, its own unlink and
+    rmdir calls are not judged one by one."""
+
+    def __enter__(self):
+        _exempt_trees.depth = getattr(_exempt_trees, "depth", 0) + 1
+
+    def __exit__(self, *exc_info):
+        _exempt_trees.depth -= 1
 
 
 class Builtin:
@@ -59,6 +125,8 @@ class Builtin:
         else:
             # A call the builtin rejects: let it raise its own TypeError.
             return self.__wrapped__(*args, **kwargs)
+        if _internal_call(sys._getframe(1)):
+            return self.__wrapped__(*args, **kwargs)
         handler = getattr(deletions(), self._handler)
         return handler(self.__wrapped__, path, kwargs.get("dir_fd"))
 
@@ -80,8 +148,8 @@ class _ModuleByName:
 
 
 class PatchAfterLoad:
-    """shutil's real loader, plus the rmtree patch once the module has run. The module
-    gets its real loader back before it runs, as if nothing had come between."""
+    """A module's real loader, plus the patch once the module has run. The module gets
+    its real loader back before it runs, as if nothing had come between."""
 
     def __init__(self, loader):
         self.loader = loader
@@ -95,19 +163,23 @@ class PatchAfterLoad:
         if getattr(module, "__spec__", None) is not None:
             module.__spec__.loader = self.loader
         self.loader.exec_module(module)
-        from . import pyshim_shutil
+        if module.__name__ == "os":
+            patch_os(module)
+        else:
+            from . import pyshim_shutil
 
-        pyshim_shutil.patch(module)
+            pyshim_shutil.patch(module)
 
 
-class ShutilWatcher:
-    """A meta path finder that finds nothing itself: it hands back shutil's own spec
-    with a loader that patches it. Importing shutil at start-up instead would cost
-    every interpreter milliseconds, and most never delete anything."""
+class Watcher:
+    """A meta path finder that finds nothing itself: it hands back the real spec with a
+    loader that patches the module once it has run. For shutil, when it is imported:
+    importing it at start-up instead would cost every interpreter milliseconds, and most
+    never delete anything. For os, when importlib.reload runs it again."""
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name != "shutil":
+        if name not in ("shutil", "os"):
             return None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
@@ -126,25 +198,42 @@ def install():
     """Patch os now, and shutil now or when it is imported. Once."""
     if _installed:
         return
-    wrappers = {
-        "remove": Builtin(os.remove, "remove_file"),
-        "unlink": Builtin(os.unlink, "remove_file"),
-        "rmdir": Builtin(os.rmdir, "remove_dir"),
-    }
-    for name, wrapper in wrappers.items():
+    _wrappers.update(
+        remove=Builtin(os.remove, "remove_file"),
+        unlink=Builtin(os.unlink, "remove_file"),
+        rmdir=Builtin(os.rmdir, "remove_dir"),
+    )
+    patch_os(os)
+    _repoint_pathlib(_wrappers)
+    for name in ("shutil", "tempfile"):
+        if name in sys.modules:
+            _patch_early(sys.modules[name])
+    sys.meta_path.insert(0, Watcher)
+    _installed.append(True)
+
+
+def patch_os(module):
+    """Put the wrappers on os: at install, and again after importlib.reload(os)."""
+    for name, wrapper in _wrappers.items():
         original = wrapper.__wrapped__
-        setattr(os, name, wrapper)
+        setattr(module, name, wrapper)
         # shutil only takes its symlink-safe rmtree when these are listed.
-        if original in os.supports_dir_fd:
-            os.supports_dir_fd.discard(original)
-            os.supports_dir_fd.add(wrapper)
-    _repoint_pathlib(wrappers)
-    if "shutil" in sys.modules:
+        if original in module.supports_dir_fd:
+            module.supports_dir_fd.discard(original)
+            module.supports_dir_fd.add(wrapper)
+
+
+def _patch_early(module):
+    """A module imported before the shim (a `.pth` file importing tempfile, directly or
+    through certifi or importlib.resources): os functions it bound then, such as
+    tempfile's `unlink=_os.unlink` default, are pointed at the wrappers."""
+    from . import pyshim_early
+
+    pyshim_early.rebind(module, {id(w.__wrapped__): w for w in _wrappers.values()})
+    if module.__name__ == "shutil":
         from . import pyshim_shutil
 
-        pyshim_shutil.patch(sys.modules["shutil"])
-    sys.meta_path.insert(0, ShutilWatcher)
-    _installed.append(True)
+        pyshim_shutil.patch(module)
 
 
 def _repoint_pathlib(wrappers):

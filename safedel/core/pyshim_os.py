@@ -12,7 +12,6 @@ import sys
 from . import deletion, markers, settings
 from . import pyshim_paths as paths
 from .pyshim import OS_AT_START
-from .pyshim_paths import busy, is_busy
 
 RUNTIME = "python"
 _IS_LINUX = sys.platform.startswith("linux")
@@ -29,7 +28,9 @@ def _engine_on_os_at_start():
 
 
 _engine_on_os_at_start()
-_memo = []  # [environment snapshot, config file path, its identity, Settings]
+# (environment snapshot, config file path, its identity, Settings), replaced whole so
+# that threads never see the parts of two different ones.
+_memo = [None]
 
 
 def _identity(path):
@@ -46,47 +47,59 @@ def current_settings():
     The turn file, which a prompt hook rotates, is still read at every call."""
     environ = os.environ
     data = getattr(environ, "_data", None)
-    if _memo and _memo[0] == data and _identity(_memo[1]) == _memo[2]:
-        conf = _memo[3]
+    memo = _memo[0]
+    if memo is not None and memo[0] == data and _identity(memo[1]) == memo[2]:
+        conf = memo[3]
         if "SAFEDEL_TURN_FILE" in environ:
-            conf.turn = settings.current_turn(environ)
+            turn = settings.current_turn(environ)
+            if turn != conf.turn:
+                conf = _with_turn(conf, turn)
+                _memo[0] = memo[:3] + (conf,)
         return conf
     conf = settings.load()
     if data is not None:
         path = settings.config_path(environ)
-        _memo[:] = [dict(data), path, _identity(path), conf]
+        _memo[0] = (dict(data), path, _identity(path), conf)
     return conf
 
 
+def _with_turn(conf, turn):
+    # A new object: another thread may be in the middle of a deletion with the old one.
+    other = object.__new__(type(conf))
+    for name in type(conf).__slots__:
+        setattr(other, name, getattr(conf, name))
+    other.turn = turn
+    return other
+
+
 def judge(name, path, dir_fd):
-    """(settings, target, exempt), or None when the original must run as it is:
-    inactive, inside safedel's own work, or arguments the original rejects itself.
-    target is the deletion pipeline's resolve.Target (target.given: the path as the
-    syscall sees it); a protected target is never exempt. name is the function's, for
-    the warning a bytes-like path earns before 3.12; with name None such a path is
-    left to the original."""
-    if is_busy():
-        return None
+    """(settings, target, exempt, shown), or None when the original must run as it is:
+    inactive, or arguments the original rejects itself. target is the deletion
+    pipeline's resolve.Target (target.given: the path as the syscall sees it); a
+    protected target is never exempt. shown is what the original's errors carry as
+    filename: a path-like's own str or bytes, a bytes-like object as it came. name is
+    the function's, for the warning a bytes-like path earns before 3.12; with name None
+    such a path is left to the original."""
     judged = paths.raw_path(path)
     if judged is None or (judged[1] and name is None):
         return None
-    with busy():
-        conf = current_settings()
-        if not conf.active:
-            return None
-        raw = paths.target(judged[0], path, dir_fd, fail_closed)
-        if raw is None:
-            return None
-        try:
-            target = deletion.judge(conf, raw)
-        except OSError as exc:
-            if exc.errno in _SYSCALL_WOULD_FAIL:
-                return None  # the parent is unreachable: the original fails just the same
-            raise fail_closed(path, raw, f"cannot resolve it: {exc.strerror or exc}") from None
-        exempt = target.klass == deletion.EXEMPT
+    shown = path if judged[1] else judged[0]
+    conf = current_settings()
+    if not conf.active:
+        return None
+    raw = paths.target(judged[0], shown, dir_fd, fail_closed)
+    if raw is None:
+        return None
+    try:
+        target = deletion.judge(conf, raw)
+    except OSError as exc:
+        if exc.errno in _SYSCALL_WOULD_FAIL:
+            return None  # the parent is unreachable: the original fails just the same
+        raise fail_closed(shown, raw, f"cannot resolve it: {exc.strerror or exc}") from None
+    exempt = target.klass == deletion.EXEMPT
     if judged[1] and not exempt:
         paths.warn_legacy(name, path)
-    return conf, target, exempt
+    return conf, target, exempt, shown
 
 
 def fail_closed(path, target, reason):
@@ -97,19 +110,18 @@ def fail_closed(path, target, reason):
 def trash(conf, path, target, st=None):
     """Refuse a protected target, else guard and trash it (the deletion pipeline); what
     the caller sees carries path, as the original's errors do."""
-    with busy():
-        if target.klass == deletion.PROTECTED:
-            deletion.refuse(conf, RUNTIME, target)
-            raise PermissionError(errno.EPERM, target.reason, path)
-        try:
-            deletion.authorize(conf, RUNTIME, [target])
-            deletion.carry_out(conf, RUNTIME, target)
-        except deletion.Refused as exc:
-            raise PermissionError(errno.EPERM, exc.message, path) from None
-        except OSError as exc:
-            if exc.errno is None:
-                raise
-            raise OSError(exc.errno, exc.strerror, path) from None
+    if target.klass == deletion.PROTECTED:
+        deletion.refuse(conf, RUNTIME, target)
+        raise PermissionError(errno.EPERM, target.reason, path)
+    try:
+        deletion.authorize(conf, RUNTIME, [target])
+        deletion.carry_out(conf, RUNTIME, target)
+    except deletion.Refused as exc:
+        raise PermissionError(errno.EPERM, exc.message, path) from None
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, path) from None
 
 
 def _error(code, path):
@@ -118,14 +130,15 @@ def _error(code, path):
 
 def _prepare(original, path, dir_fd, event):
     """None when the original should run (shim off, or an exempt path); otherwise
-    (settings, target, lstat result, had a trailing slash), after the audit event."""
+    (settings, target, lstat result, had a trailing slash, shown), after the audit
+    event."""
     plan = judge(original.__name__, path, dir_fd)
     if plan is None or plan[2]:
         return None
-    conf, target, _ = plan
+    conf, target, _, shown = plan
     sys.audit(event, path, dir_fd)
-    st, had_slash = paths.lstat_stripped(target.given, path)
-    return conf, target, st, had_slash
+    st, had_slash = paths.lstat_stripped(target.given, shown)
+    return conf, target, st, had_slash, shown
 
 
 def remove_file(original, path, dir_fd):
@@ -133,12 +146,12 @@ def remove_file(original, path, dir_fd):
     prepared = _prepare(original, path, dir_fd, "os.remove")
     if prepared is None:
         return original(path, dir_fd=dir_fd)
-    conf, target, st, had_slash = prepared
+    conf, target, st, had_slash, shown = prepared
     if stat.S_ISDIR(st.st_mode):
-        raise _error(errno.EISDIR if _IS_LINUX else errno.EPERM, path)
+        raise _error(errno.EISDIR if _IS_LINUX else errno.EPERM, shown)
     if had_slash:
-        raise _error(errno.ENOTDIR, path)
-    trash(conf, path, target, st)
+        raise _error(errno.ENOTDIR, shown)
+    trash(conf, shown, target, st)
 
 
 def remove_dir(original, path, dir_fd):
@@ -146,14 +159,14 @@ def remove_dir(original, path, dir_fd):
     prepared = _prepare(original, path, dir_fd, "os.rmdir")
     if prepared is None:
         return original(path, dir_fd=dir_fd)
-    conf, target, st, _ = prepared
+    conf, target, st, _, shown = prepared
     if not stat.S_ISDIR(st.st_mode):
-        raise _error(errno.ENOTDIR, path)
+        raise _error(errno.ENOTDIR, shown)
     last = paths.last_component(target.given)
     if last in ("/", b"/"):
-        raise _error(errno.EBUSY, path)
+        raise _error(errno.EBUSY, shown)
     if last in (".", b"."):
-        raise _error(errno.EINVAL, path)
+        raise _error(errno.EINVAL, shown)
     if last in ("..", b"..") or paths.has_entries(target.given):
-        raise _error(errno.ENOTEMPTY, path)
-    trash(conf, path, target, st)
+        raise _error(errno.ENOTEMPTY, shown)
+    trash(conf, shown, target, st)

@@ -1,39 +1,18 @@
 """Path handling for the Python shim: what a deletion call names, judged as the syscall would.
 
-Errors raised here carry the caller's own path object as `filename`, as os's do.
+Errors raised here carry as `filename` what os's own would: the str or bytes a path-like
+object stands for (a pathlib.Path gives its string), a bytes-like object as it came.
 """
 
 import os
 import stat
 import sys
-from _thread import _local
 
 from .pyshim import OS_AT_START
 
-_state = _local()
 # The real unlink and rmdir never call a Python-level lstat, so the wrappers must not
 # either: a test that patches os.lstat would otherwise see calls it never expected.
 _lstat = OS_AT_START.lstat
-
-
-class Busy:
-    """While safedel itself works (or an exempt tree is deleted for real), deletions on
-    this thread go straight to the originals: the engine's own unlinks must not come
-    back into the shim, and an exempt tree is not judged file by file."""
-
-    def __enter__(self):
-        _state.depth = getattr(_state, "depth", 0) + 1
-
-    def __exit__(self, *exc_info):
-        _state.depth -= 1
-
-
-def busy():
-    return Busy()
-
-
-def is_busy():
-    return getattr(_state, "depth", 0) > 0
 
 
 def raw_path(path):

@@ -4,14 +4,28 @@ Loaded when shutil is imported (pyshim's ShutilWatcher) or at start-up if it alr
 the engine itself waits for the first rmtree.
 """
 
+import errno
 import os
 import stat
 import sys
+from _thread import _local
 
 from . import pyshim_paths as paths
-from .pyshim import deletions
+from .pyshim import ExemptTree, deletions
 
 _made = []
+# Per thread: the trees whose refusal is being handed to the caller's error handler.
+_handling = _local()
+
+
+class RefusedAgain(OSError):
+    """A tree refused a moment ago, asked for again from inside the caller's handler of
+    that very refusal. It carries EPERM but is deliberately not a PermissionError:
+    handlers that retry on any PermissionError, as TemporaryDirectory.cleanup does
+    without bound, then stop instead of recursing until RecursionError."""
+
+    def __init__(self, refusal):
+        super().__init__(errno.EPERM, refusal.strerror, refusal.filename)
 
 
 def _call_original(original, path, ignore_errors, onerror, onexc, dir_fd):
@@ -29,12 +43,12 @@ def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
     plan = deletions().judge(None, path, dir_fd)
     if plan is None:
         return _call_original(*call)
-    conf, target, exempt = plan
+    conf, target, exempt, shown = plan
     if exempt:
-        with paths.busy():
+        with ExemptTree():
             return _call_original(*call)
     try:
-        st, _ = paths.lstat_stripped(target.given, path)
+        st, _ = paths.lstat_stripped(target.given, shown)
     except OSError:
         st = None
     # `link/` means the directory the link leads to: never hand that to the original.
@@ -43,20 +57,36 @@ def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
         # (onerror with os.lstat, os.path.islink, os.scandir ...) and deletes nothing.
         return _call_original(*call)
     sys.audit("shutil.rmtree", *((path, dir_fd) if sys.version_info >= (3, 11) else (path,)))
+    handling = _handling.__dict__.setdefault("refused", {})
+    key = target.given
     try:
-        deletions().trash(conf, path, target, st)
+        if key in handling:
+            raise RefusedAgain(handling[key])
+        deletions().trash(conf, shown, target, st)
     except OSError as exc:
         if ignore_errors:
             return
-        shown = path
-        if isinstance(path, bytes) and getattr(original, "avoids_symlink_attacks", False):
-            shown = os.fsdecode(path)  # as the fd-based rmtree reports a bytes path
-        if onexc is not None:
-            onexc(os.rmdir, shown, exc)
-        elif onerror is not None:
-            onerror(os.rmdir, shown, sys.exc_info())
-        else:
-            raise
+        first = isinstance(exc, PermissionError) and key not in handling
+        if first:
+            handling[key] = exc
+        try:
+            _report(original, path, onerror, onexc, exc)
+        finally:
+            if first:
+                del handling[key]
+
+
+def _report(original, path, onerror, onexc, exc):
+    """Hand exc to the caller's handler as the original rmtree would, or raise it."""
+    shown = path
+    if isinstance(path, bytes) and getattr(original, "avoids_symlink_attacks", False):
+        shown = os.fsdecode(path)  # as the fd-based rmtree reports a bytes path
+    if onexc is not None:
+        onexc(os.rmdir, shown, exc)
+    elif onerror is not None:
+        onerror(os.rmdir, shown, (type(exc), exc, exc.__traceback__))
+    else:
+        raise exc
 
 
 def make_rmtree(original):

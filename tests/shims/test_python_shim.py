@@ -98,7 +98,7 @@ def test_inert_when_safedel_active_is_unset(sandbox, python):
     facts = json.loads(assert_ok(run_script(sandbox, python, source, env=env)).stdout)
     assert facts["remove_is_builtin"] and facts["rmdir_is_builtin"] and facts["rmtree_plain"]
     assert not facts["engine_loaded"]
-    assert not any("ShutilWatcher" in finder for finder in facts["meta_path"])
+    assert not any("pyshim" in finder for finder in facts["meta_path"])
     assert not (sandbox.work / "victim").exists() and trashed_paths(sandbox) == {}
 
 
