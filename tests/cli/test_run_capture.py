@@ -14,7 +14,7 @@ import psutil
 import pytest
 from resultschema import valid_result
 
-NOTE = re.compile(r"… \[([0-9,]+) characters cut; full output: (.+)\] …")
+NOTE = re.compile(r"… \[([0-9,]+) bytes cut; full output: (.+)\] …")
 
 
 def sleeps_alive(*seconds):
@@ -144,17 +144,19 @@ def test_five_megabytes_with_ansi_and_bad_utf8(sandbox):
     assert done.stdout.decode() == view
     assert len(view) <= 30_000 and result["truncated"] is True
     assert "\x1b" not in view and "\r" not in view and "\x07" not in view
-    assert view.startswith("red \ufffd\ufffd bad  0000000 tab\there\n")
-    assert view.endswith(" tab\there\nLAST LINE\n")
+    shown_line = "red \ufffd\ufffd bad  %07d tab\there\n"
     cut = NOTE.search(view)
     assert cut.group(2) == result["outputFiles"]["stdout"]
-    shown = len(view) - len(cut.group(0)) - view.count("\n", cut.start(), cut.end() + 1)
-    whole = (
-        len(raw.decode("utf-8", "replace").replace("\r", ""))
-        - len(raw.splitlines()) * len("\x1b[1;31m\x1b[0m\x1b]0;title\x07")
-        + len("\x1b[1;31m\x1b[0m\x1b]0;title\x07")
-    )  # LAST LINE has no escapes
-    assert int(cut.group(1).replace(",", "")) + shown == whole
+    before, _, after = view.partition("\n… [")
+    head, tail = before + "\n", after[after.index("\n") + 1 :]
+    lines = head.count("\n")
+    assert head == "".join(shown_line % n for n in range(lines))  # whole lines, in order
+    rows = len(raw.splitlines()) - 1
+    tail_lines = tail.count("\n") - 1
+    assert tail == "".join(shown_line % n for n in range(rows - tail_lines, rows)) + "LAST LINE\n"
+    line_bytes = len(raw.splitlines(keepends=True)[0])
+    shown_bytes = (lines + tail_lines) * line_bytes + len(b"LAST LINE\n")
+    assert int(cut.group(1).replace(",", "")) == len(raw) - shown_bytes
 
 
 def test_memory_stays_flat_whatever_the_output_size(sandbox):
