@@ -15,12 +15,23 @@ from .core.printable import printable  # noqa: F401 - the commands' import
 
 
 class Item:
-    __slots__ = ("root", "name", "original", "deleted", "info_path", "file_path", "kind", "order")
+    __slots__ = (
+        "root",
+        "name",
+        "original",
+        "deleted",
+        "info_path",
+        "file_path",
+        "kind",
+        "order",
+        "invalid",
+    )
 
-    def __init__(self, root, name, original, deleted, order):
+    def __init__(self, root, name, original, deleted, order, invalid=None):
         self.root = root
         self.name = name
         self.original = original  # absolute bytes path the item came from
+        self.invalid = invalid  # why its Path= can't be trusted: shown, never restored
         self.deleted = deleted  # the DeletionDate= text (local time)
         self.info_path = os.path.join(root, b"info", name + trashinfo.INFO_SUFFIX)
         self.file_path = os.path.join(root, b"files", name)
@@ -35,6 +46,7 @@ class Item:
             "trashDir": os.fsdecode(self.root),
             "deletionDate": self.deleted,
             "kind": self.kind,
+            "invalid": self.invalid,
         }
 
 
@@ -56,24 +68,54 @@ def deletion_epoch(date):
         return 0.0
 
 
+_INFO_OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def read_item(info_path, warn=None):
-    """The Item for one info file, or None (with a warning) if it cannot be read."""
+    """The Item for one info file, or None (with a warning) if it cannot be read.
+
+    Opened without following a symlink and without blocking, and read only if it is a
+    regular file: a FIFO planted as `x.trashinfo` must not hang `list` or `restore`."""
     root = os.path.dirname(os.path.dirname(info_path))
     name = os.path.basename(info_path)[: -len(trashinfo.INFO_SUFFIX)]
     try:
-        with open(info_path, "rb") as handle:
-            content = handle.read(65536)
-            info_mtime = os.fstat(handle.fileno()).st_mtime_ns
+        fd = os.open(info_path, _INFO_OPEN)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise ValueError("not a regular file")
+            content = os.read(fd, 65536)
+        finally:
+            os.close(fd)
         path, date = trashinfo.parse(content)
     except (OSError, ValueError) as exc:
         if warn:
-            warn(f"skipped {os.fsdecode(info_path)}: {getattr(exc, 'strerror', None) or exc}")
+            reason = getattr(exc, "strerror", None) or exc
+            # warn (commands/list.py) escapes the whole line, name and reason alike.
+            warn(f"skipped {os.fsdecode(info_path)}: {reason}")
         return None
+    topdir = trashdirs.topdir_of(root)
+    invalid = invalid_path(path, topdir)
     if not os.path.isabs(path):
         # A relative Path= starts from the top of the trash dir's device.
-        path = os.path.join(trashdirs.topdir_of(root) or b"/", path)
+        path = os.path.join(topdir or b"/", path)
     # The info file's own mtime breaks ties between items trashed in the same second.
-    return Item(root, name, os.path.normpath(path), date, (deletion_epoch(date), info_mtime))
+    order = (deletion_epoch(date), st.st_mtime_ns)
+    return Item(root, name, os.path.normpath(path), date, order, invalid)
+
+
+def invalid_path(path, topdir):
+    """Why a Path= value can't be where this entry came from, or None. `..` could point
+    anywhere, and a topdir trash only holds items from its own device."""
+    if b".." in path.split(b"/"):
+        return "Path= holds '..'"
+    if topdir is None and not os.path.isabs(path):
+        return "Path= is relative in a trash with no top directory"
+    if topdir is not None and os.path.isabs(path):
+        prefix = topdir.rstrip(b"/") + b"/"
+        if not path.startswith(prefix):
+            return "Path= is outside the top directory of its trash"
+    return None
 
 
 def items(roots=None, warn=None):

@@ -9,8 +9,9 @@ import errno
 import os
 import stat
 
-from . import recyclebin
+from . import recyclebin, restorewalk
 from .core import report, trash
+from .core.printable import printable
 from .noreplace import rename_noreplace
 
 REFUSE, RENAME, OVERWRITE = "refuse", "rename", "overwrite"
@@ -41,7 +42,7 @@ def destination(item, conflict, trash_dir=None):
         st = os.lstat(target)
     except FileNotFoundError:
         return target
-    shown = os.fsdecode(target)
+    shown = printable(target)
     if conflict == RENAME:
         return free_name(target)
     if conflict != OVERWRITE:
@@ -60,17 +61,30 @@ def destination(item, conflict, trash_dir=None):
 
 
 def restore(item, conflict=REFUSE, trash_dir=None):
-    """Move item back and drop its info file. Return the path it was restored to."""
+    """Move item back and drop its info file. Return the path it was restored to.
+
+    The destination's folders are reached by restorewalk (never through someone else's
+    symlink, missing ones made relative to their parent's descriptor), and the item is
+    renamed relative to that descriptor, never replacing what is there."""
+    if getattr(item, "invalid", None):
+        shown = printable(item.info_path)
+        raise RestoreError(errno.EINVAL, f"{shown} is not restored: {item.invalid}", shown)
     if isinstance(item, recyclebin.RecycledItem):
         return recyclebin.restore(item, conflict, trash_dir)
     if item.kind == "missing":
-        shown = os.fsdecode(item.file_path)
+        shown = printable(item.file_path)
         raise RestoreError(errno.ENOENT, f"{shown} is gone from the trash", shown)
     target = destination(item, conflict, trash_dir)
-    shown = os.fsdecode(target)
+    shown = printable(target)
     try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        rename_noreplace(item.file_path, target)  # something may have appeared there
+        parent_fd = restorewalk.open_directory(os.path.dirname(target))
+        try:
+            # something may have appeared there meanwhile: never replace it
+            rename_noreplace(item.file_path, os.path.basename(target), parent_fd)
+        finally:
+            os.close(parent_fd)
+    except restorewalk.UnsafePath as exc:
+        raise RestoreError(exc.errno, exc.strerror, shown) from None
     except OSError as exc:
         if exc.errno == errno.EXDEV:
             reason = f"{shown} is on another device than the trash, and safedel never copies"

@@ -60,7 +60,11 @@ def checks():
         yield "node preload", True, "node is not installed (nothing to protect)"
     found = host.current()
     yield "host", True, f"{found.name} ({found.kind}: {found.evidence})"
-    active = os.environ.get("SAFEDEL_ACTIVE") == "1"
+    skipped = trashdirs.foreign_trash_dirs()
+    notes = "; ".join(why for _, why in skipped)
+    yield "foreign trash dirs", True, f"skipped by list and restore: {notes}" if skipped else "none"
+    from ..entry import caller_active as active
+
     yield "this shell", True, "protected" if active else "not protected (no bootstrap, no run)"
 
 

@@ -37,7 +37,8 @@ def parse_since(text, now=None):
 
 
 def warn(message):
-    typer.echo(f"safedel: warning: {message}", err=True)
+    # Every warning may carry a file name: escaped here, once, for the whole line.
+    typer.echo(f"safedel: warning: {catalog.printable(message)}", err=True)
 
 
 def select(prefix=None, since=None, session=None, turn=None, report_path=None):
@@ -65,9 +66,11 @@ def table(found):
         grid.add_column(column, overflow="fold")
     for item in found:
         # Text() never reads markup, and printable() escapes control characters.
+        invalid = getattr(item, "invalid", None)
+        kind = f"invalid ({invalid})" if invalid else item.kind
         grid.add_row(
             item.deleted.replace("T", " "),
-            item.kind,
+            kind,
             RichText(catalog.printable(item.original)),
             RichText(catalog.printable(item.file_path)),
         )

@@ -15,8 +15,10 @@ Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
 
 
 def present():
-    """Every trash item whose info file still has its item (oldest first)."""
-    return [item for item in catalog.items(warn=warn) if item.kind != "missing"]
+    """Every trash item whose info file still has its item (oldest first); an item
+    whose Path= is invalid is never a candidate."""
+    found = catalog.items(warn=warn)
+    return [i for i in found if i.kind != "missing" and not getattr(i, "invalid", None)]
 
 
 def by_paths(paths):

@@ -8,6 +8,7 @@ the temp dir, and `/tmp/link/../x` is not `/tmp/x`.
 import os
 
 from . import resolve
+from .printable import printable
 
 # GNU's preserve-root covers '/'; these top-level directories get the same treatment,
 # because trashing /usr or /home is never what anybody meant.
@@ -63,9 +64,9 @@ def target_protected(target, environ=None):
     if path == b"/":
         return "refusing to remove '/'"
     if path in homes(environ):
-        return f"refusing to remove your home directory {os.fsdecode(path)}"
+        return f"refusing to remove your home directory {printable(path)}"
     if path in SYSTEM_DIRS:
-        return f"refusing to remove the system directory {os.fsdecode(path)}"
+        return f"refusing to remove the system directory {printable(path)}"
     return None
 
 

@@ -13,6 +13,7 @@ import sys
 
 from . import resolve, trashdirs, trashinfo
 from .outcome import DeletionError
+from .printable import printable
 
 _INFO_FLAGS = (
     os.O_WRONLY
@@ -82,7 +83,7 @@ def trash(path, trash_dir=None):
     if stat.S_ISDIR(st.st_mode) and _is_mount_point(absolute, st.st_dev):
         raise TrashFailure(
             errno.EBUSY,
-            f"{os.fsdecode(absolute)} is a mount point and cannot be moved to a trash",
+            f"{printable(absolute)} is a mount point and cannot be moved to a trash",
             os.fsdecode(absolute),
         )
     try:

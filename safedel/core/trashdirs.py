@@ -5,7 +5,9 @@ All paths here are bytes, so non-UTF-8 names never need decoding.
 
 import errno
 import os
-import stat
+
+from . import trashtrust
+from .printable import printable
 
 
 class TrashUnavailable(OSError):
@@ -26,9 +28,6 @@ class Location:
         return os.path.relpath(absolute, self.topdir)
 
 
-_device_cache = {}
-
-
 def home_trash(environ=None):
     environ = os.environ if environ is None else environ
     data_home = environ.get("XDG_DATA_HOME") or os.path.join(
@@ -37,38 +36,31 @@ def home_trash(environ=None):
     return os.path.join(os.fsencode(data_home), b"Trash")
 
 
-def ensure_trash_root(root, check_owner=False):
-    """Create root/files and root/info (0700); refuse a symlinked or foreign root."""
+def ensure_trash_root(root, check_owner=True):
+    """Create root, root/files and root/info (0700) as needed, and check all three are
+    ours (trashtrust). Done before every item: nothing is cached that could go stale.
+    Returns root's device."""
     try:
         st = os.lstat(root)
     except FileNotFoundError:
         os.makedirs(root, mode=0o700, exist_ok=True)
         st = os.lstat(root)
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
-        raise TrashUnavailable(errno.ENOTDIR, "trash directory is a symlink or not a directory")
-    if check_owner and st.st_uid != os.getuid():
-        raise TrashUnavailable(errno.EPERM, "trash directory belongs to another user")
-    for sub in (b"files", b"info"):
-        path = os.path.join(root, sub)
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            if not os.path.isdir(path) or os.path.islink(path):
-                reason = f"{os.fsdecode(path)} is not a directory"
-                raise TrashUnavailable(errno.ENOTDIR, reason) from None
+    try:
+        trashtrust.check(root, st)
+        for sub in (b"files", b"info"):
+            path = os.path.join(root, sub)
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                pass
+            trashtrust.check(path)
+    except trashtrust.Untrusted as exc:
+        raise TrashUnavailable(exc.errno, exc.strerror) from None
     return st.st_dev
 
 
-def _root_device(root, check_owner=False):
-    dev = _device_cache.get(root)
-    if dev is None:
-        dev = ensure_trash_root(root, check_owner)
-        _device_cache[root] = dev
-    elif not os.path.isdir(os.path.join(root, b"info")):
-        # Someone emptied the trash by removing its folders: make them again.
-        dev = ensure_trash_root(root, check_owner)
-        _device_cache[root] = dev
-    return dev
+_root_device = ensure_trash_root
+shared_trash_usable = trashtrust.shared_trash_usable
 
 
 def mount_topdir(directory, dev):
@@ -86,16 +78,6 @@ def mount_topdir(directory, dev):
         current = parent
 
 
-def shared_trash_usable(topdir):
-    """$topdir/.Trash may hold per-user trashes only if it is a sticky real directory:
-    otherwise anyone could have planted (and could read) what goes in there."""
-    try:
-        st = os.lstat(os.path.join(topdir, b".Trash"))
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and bool(st.st_mode & stat.S_ISVTX)
-
-
 def topdir_trash(topdir):
     """$topdir/.Trash/$uid when .Trash is a sticky real directory, else .Trash-$uid."""
     uid = str(os.getuid()).encode("ascii")
@@ -103,19 +85,19 @@ def topdir_trash(topdir):
     if shared_trash_usable(topdir):
         root = os.path.join(topdir, b".Trash", uid)
         try:
-            _root_device(root, check_owner=True)
+            _root_device(root)
             return root
         except OSError as exc:
-            errors.append(f"{os.fsdecode(root)}: {exc.strerror}")
+            errors.append(f"{printable(root)}: {exc.strerror}")
     root = os.path.join(topdir, b".Trash-" + uid)
     try:
-        _root_device(root, check_owner=True)
+        _root_device(root)
         return root
     except OSError as exc:
-        errors.append(f"{os.fsdecode(root)}: {exc.strerror}")
+        errors.append(f"{printable(root)}: {exc.strerror}")
     raise TrashUnavailable(
         errno.EXDEV,
-        f"no usable trash on device of {os.fsdecode(topdir)} ({'; '.join(errors)})",
+        f"no usable trash on device of {printable(topdir)} ({'; '.join(errors)})",
     )
 
 
@@ -126,13 +108,19 @@ def locate(absolute, dev, trash_dir=None):
         if _root_device(root) != dev:
             raise TrashUnavailable(
                 errno.EXDEV,
-                f"{os.fsdecode(absolute)} is on another device than the trash directory "
-                f"{os.fsdecode(root)}, and safedel never copies",
+                f"{printable(absolute)} is on another device than the trash directory "
+                f"{printable(root)}, and safedel never copies",
             )
         return Location(root, None)
     home = home_trash()
     try:
         home_dev = _root_device(home)
+    except TrashUnavailable:
+        # A home trash that is not ours: on its own device, say so rather than use
+        # another trash the user never looks in.
+        if _device_of(home) == dev:
+            raise
+        home_dev = None
     except OSError:
         home_dev = None
     if home_dev == dev:
@@ -140,6 +128,13 @@ def locate(absolute, dev, trash_dir=None):
     parent = os.path.dirname(absolute)  # absolute is already real (core.resolve)
     topdir = mount_topdir(parent, dev)
     return Location(topdir_trash(topdir), topdir)
+
+
+def _device_of(path):
+    try:
+        return os.lstat(path).st_dev
+    except OSError:
+        return None
 
 
 def mount_points():
@@ -183,9 +178,29 @@ def visible_trash_dirs(environ=None):
         candidates.append(os.path.join(point, b".Trash-" + uid))
     for root in candidates:
         info = os.path.join(root, b"info")
-        if root not in found and os.path.isdir(info) and not os.path.islink(root):
+        if root in found or not os.path.isdir(info):
+            continue
+        if trashtrust.why_not_listed(root) is None:
             found.append(root)
     return found
+
+
+def foreign_trash_dirs(environ=None):
+    """(root, why) for each trash dir on a mount that `list` and `restore` skip because
+    it is not ours (another owner, a symlink, writable by others)."""
+    uid = str(os.getuid()).encode("ascii")
+    skipped = []
+    for point in mount_points():
+        for root in (os.path.join(point, b".Trash", uid), os.path.join(point, b".Trash-" + uid)):
+            why = trashtrust.why_not_listed(root) if os.path.lexists(root) else None
+            if why:
+                skipped.append((root, why))
+    environ = os.environ if environ is None else environ
+    for root in (home_trash(environ), os.fsencode(environ.get("SAFEDEL_TRASH_DIR") or b"")):
+        why = trashtrust.why_not_listed(root) if root and os.path.lexists(root) else None
+        if why:
+            skipped.append((root, why))
+    return skipped
 
 
 def topdir_of(root):
