@@ -103,7 +103,7 @@ def test_path_field_follows_the_kernel_not_the_text(sandbox):
     assert trashed_from(sandbox) == {str(work / "a" / "f"): "in a"}
     # restore puts it back where it was, not at work/f
     back = subprocess.run(
-        [sys.executable, "-m", "safedel", "restore", "--last"],
+        [sys.executable, "-m", "safedel", "restore", str(work / "a" / "f")],
         env=sandbox.base_env(),
         capture_output=True,
         text=True,

@@ -18,7 +18,7 @@ COMMANDS = [
     ["guard", "reject"],
     ["guard", "signal"],
     ["guard", "reset"],
-    ["restore", "--last"],
+    ["restore", "VICTIM"],
     ["env", "--json"],
     ["bootstrap", "bash"],
     ["shims"],
@@ -47,7 +47,7 @@ def test_no_command_puts_safedel_state_in_the_trash(sandbox, command):
     before_trash = sandbox.trashed_names()
     before_report = sandbox.report()
     assert before_trash == ["victim.txt"] and len(before_report) == 1
-    safedel(sandbox, env, *command)
+    safedel(sandbox, env, *[str(victim) if arg == "VICTIM" else arg for arg in command])
     after = sandbox.trashed_names()
     events = sandbox.report()
     if command[0] == "restore":
