@@ -9,6 +9,8 @@ class Plan:
     """What a captured run was asked for, checked: limits.LimitError if out of range."""
 
     def __init__(self, options, environ=None):
+        if not hasattr(os, "posix_spawn"):  # Windows: no sessions, no subreaper
+            raise limits.LimitError("capture mode needs a POSIX system (Linux or macOS)")
         self.timeout_ms = limits.timeout_ms(options.get("timeout"), environ)
         self.max_output = limits.max_output(options.get("max_output"), environ)
         self.grace_ms = limits.kill_grace_ms(options.get("kill_grace"))

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from conftest import last_markers
+from resultschema import valid_result
 
 from safedel.core import guard, markers, settings
 
@@ -105,7 +106,7 @@ def test_run_result_reports_confirm_required_then_approve_lets_the_same_run_succ
     options = ("--result", str(result), "--quiet")
     done = sandbox.run(sys.executable, "-S", WORKER, *paths, run_options=options)
     assert done.returncode == 1
-    outcome = json.loads(result.read_text())
+    outcome = valid_result(result)
     assert outcome["guard"]["type"] == "confirmRequired"
     payload = outcome["guard"]["payload"]
     assert (payload["count"], payload["threshold"], payload["targetCount"]) == (48, 50, 3)
@@ -117,7 +118,7 @@ def test_run_result_reports_confirm_required_then_approve_lets_the_same_run_succ
     assert safedel(sandbox, "guard", "approve", *where).returncode == 0
     done = sandbox.run(sys.executable, "-S", WORKER, *paths, run_options=options)
     assert done.returncode == 0, done.stderr
-    outcome = json.loads(result.read_text())
+    outcome = valid_result(result)
     assert outcome["guard"] is None
     assert sorted(e["path"] for e in outcome["trashed"]) == paths
     assert not any(os.path.exists(path) for path in paths)
@@ -131,7 +132,7 @@ def test_run_result_reports_a_rejected_turn(sandbox):
     result = sandbox.root / "result.json"
     done = sandbox.run(sys.executable, "-S", WORKER, *paths, run_options=("--result", str(result)))
     assert done.returncode == 1
-    assert json.loads(result.read_text())["guard"]["type"] == "rejected"
+    assert valid_result(result)["guard"]["type"] == "rejected"
     assert os.path.exists(paths[0])
 
 

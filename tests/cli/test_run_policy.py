@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from resultschema import valid_result
+
 from safedel.core import guard, regenerable
 
 PRINT_ENV = (
@@ -58,7 +60,7 @@ def test_result_and_report_carry_the_host(sandbox):
     env = sandbox.base_env(GEMINI_CLI="1")
     done = sandbox.run("rm", "f", run_options=["--result", str(result)], env=env)
     assert done.returncode == 0, done.stderr
-    got = json.loads(result.read_text())
+    got = valid_result(result)
     assert got["host"] == "gemini-cli"
     assert [e["host"] for e in got["trashed"]] == ["gemini-cli"]
 
