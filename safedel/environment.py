@@ -118,15 +118,18 @@ def hooks(base, home):
         "NODE_OPTIONS": add_node_preload(base.get("NODE_OPTIONS"), home),
         "PYTHONPATH": prepend_path(base.get("PYTHONPATH"), os.path.join(home, "python")),
     }
-    # bash, dash and busybox sh expand BASH_ENV and ENV ($, ` and \) before reading them.
-    posix_env = shell_expansion_safe(os.path.join(home, "posix", "env.sh"))
-    for name in ("BASH_ENV", "ENV"):
-        if base.get(name) and base[name] != posix_env:
+    for name, value in (("BASH_ENV", bash_env(home)), ("ENV", sh_env(home))):
+        if base.get(name) and not is_ours(base[name]):
             env[f"SAFEDEL_USER_{name}"] = base[name]
-        env[name] = posix_env
+        env[name] = value
     zdotdir = os.path.join(home, "zsh")
-    if base.get("ZDOTDIR") != zdotdir:
-        env["SAFEDEL_USER_ZDOTDIR"] = base.get("ZDOTDIR") or base.get("HOME", "")
+    # Under a bootstrapped zsh a command line runs with our ZDOTDIR; the user's is the
+    # one the bootstrap passed on (it also sees a ZDOTDIR that ~/.zshenv did not export).
+    if base.get("ZDOTDIR") == zdotdir:
+        user_zdotdir = base.get("SAFEDEL_USER_ZDOTDIR")
+    else:
+        user_zdotdir = base.get("ZDOTDIR")
+    env["SAFEDEL_USER_ZDOTDIR"] = user_zdotdir or base.get("HOME", "")
     env["ZDOTDIR"] = zdotdir
     return env
 
@@ -134,6 +137,26 @@ def hooks(base, home):
 def shell_expansion_safe(path):
     """path escaped so that a shell's parameter expansion of it gives path back."""
     return path.replace("\\", "\\\\").replace("$", "\\$").replace("`", "\\`")
+
+
+def sh_env(home):
+    # dash, busybox sh and posix-mode bash expand ENV ($, ` and \\) before reading it.
+    return shell_expansion_safe(os.path.join(home, "posix", "env.sh"))
+
+
+def bash_env(home):
+    """BASH_ENV, which bash expands before reading it: the path of env.sh for the user
+    who owns the shim home, and an empty name, which bash skips without a word, for
+    anyone else (`su user -c` from a root shell keeps the variable but cannot read
+    root's home, and bash would complain at every start)."""
+    if not hasattr(os, "geteuid"):
+        return shell_expansion_safe(os.path.join(home, "posix", "env.sh"))
+    return f"${{SAFEDEL_HOME:+${{SAFEDEL_HOME:0:EUID=={os.geteuid()}?4096:0}}/posix/env.sh}}"
+
+
+def is_ours(value):
+    """A BASH_ENV or ENV that names some safedel's env.sh: chaining to it would loop."""
+    return value.endswith("/posix/env.sh") or value.endswith("/posix/env.sh}")
 
 
 def child_environment(base, home, options):

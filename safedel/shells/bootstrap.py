@@ -39,14 +39,32 @@ def script(shell, base, home):
     if shell == "powershell":
         python = os.path.realpath(sys.executable)
         return powershell_prelude(python, values, prefix, __version__)
-    placeholders = {"TURN_PREFIX": prefix, "SAFEDEL_HOME": home}
+    # The template decides on the session: only the shell knows whether the one it
+    # inherited is its own (the bootstrap loaded again) or a parent shell's.
+    del values["SAFEDEL_SESSION"]
+    placeholders = {"TURN_PREFIX": prefix, "SAFEDEL_HOME": home, "NEW_SESSION": new_session()}
+    if shell == "bash":
+        placeholders["TURN_BASE"] = str(numeric_turn_base())
     if shell == "sh":
         placeholders["TURN_FILE"] = turn_file(values["SAFEDEL_STATE_DIR"], prefix)
     if shell == "zsh":
         # The running zsh keeps its own ZDOTDIR; the hooks hand ours to child processes.
         placeholders["ZDOTDIR"] = values.pop("ZDOTDIR")
     raw = {"ENVIRONMENT": export_lines(shell, values)}
+    if shell != "fish":
+        export = "\\command export" if shell == "sh" else "\\builtin export"
+        raw["SESSION"] = render("sh", {}, {"EXPORT": export}, name="session.sh")
     return render(shell, placeholders, raw)
+
+
+def new_session():
+    return "shell-" + os.urandom(6).hex()
+
+
+def numeric_turn_base():
+    """A random twelve-digit prefix times a million: bash raises it by one a command line
+    with prompt arithmetic, which can only count, and it stays unique across shells."""
+    return (10**11 + int.from_bytes(os.urandom(6), "big") % (9 * 10**11)) * 10**6
 
 
 def turn_file(state_dir, prefix):

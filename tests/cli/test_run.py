@@ -77,7 +77,11 @@ def test_contract_reaches_the_child(sandbox):
     assert env["PATH"].split(os.pathsep)[0] == os.path.join(home, "bin")
     assert env["PYTHONPATH"].split(os.pathsep)[0] == os.path.join(home, "python")
     assert env["NODE_OPTIONS"] == f'--require "{os.path.join(home, "node", "safedel.cjs")}"'
-    assert env["BASH_ENV"] == env["ENV"] == os.path.join(home, "posix", "env.sh")
+    assert env["ENV"] == os.path.join(home, "posix", "env.sh")
+    # bash expands BASH_ENV itself, to env.sh for the user who owns the shim home.
+    expand = 'eval "bash_env=\\"$BASH_ENV\\""; printf %s "$bash_env"'
+    expanded = subprocess.run(["bash", "-c", expand], env=env, capture_output=True, text=True)
+    assert expanded.stdout == env["ENV"]
     assert env["SAFEDEL_EXEMPT"] == str(sandbox.tmpdir)
 
 

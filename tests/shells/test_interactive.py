@@ -103,7 +103,7 @@ def test_each_command_line_is_its_own_turn(sandbox, key):
 
 
 HOOK_COUNT = {
-    "bash": "echo $PROMPT_COMMAND | grep -o __safedel_prompt_hook | wc -l",
+    "bash": 'echo "$PS0" | grep -o __safedel_turn_step | wc -l',
     "zsh": "print -l $preexec_functions | grep -c __safedel_preexec",
     "dash": 'echo "$PS1" | grep -o __safedel_rotate_turn | wc -l',
     "busybox": 'echo "$PS1" | grep -o __safedel_rotate_turn | wc -l',
@@ -191,3 +191,30 @@ def test_a_child_sh_started_under_the_bootstrap_rotates_turns_too(sandbox, key):
     assert one and two and one != two
     child = (sandbox.work / "child.txt").read_text()
     assert child != (sandbox.work / "parent.txt").read_text()
+
+
+@pytest.mark.parametrize("key", list(SHELLS))
+def test_each_interactive_shell_is_its_own_session(sandbox, key):
+    """A nested shell gets a session of its own; loading the bootstrap again keeps the
+    shell's; one chosen by `safedel run --session` is kept."""
+    terminal = start(sandbox, key)
+    argv = " ".join(SHELLS[key].argv)
+    rc = "~/" + SHELLS[key].rc[0]
+    try:
+        terminal.run("printenv SAFEDEL_SESSION > outer.txt")
+        terminal.send(argv + "\n")
+        terminal.run("printenv SAFEDEL_SESSION > inner.txt")
+        terminal.send("exit\n")
+        terminal.run(f"source {rc} || . {rc}" if key == "fish" else f". {rc}")
+        terminal.run("printenv SAFEDEL_SESSION > reloaded.txt")
+        terminal.send(f"{BOOTSTRAP.rsplit(' ', 1)[0]} run --session mine -- {argv}\n")
+        terminal.run("printenv SAFEDEL_SESSION > chosen.txt")
+    finally:
+        terminal.close()
+    outer, inner, reloaded, chosen = (
+        (sandbox.work / f"{name}.txt").read_text().strip()
+        for name in ("outer", "inner", "reloaded", "chosen")
+    )
+    assert outer.startswith("shell-") and inner.startswith("shell-")
+    assert inner != outer and reloaded == outer
+    assert chosen == "mine"

@@ -35,6 +35,7 @@ def test_wheel_ships_shims_templates_and_zsh_dotfiles(tmp_path):
         "safedel/shells/zsh/zdotdir/.zshrc",
         "safedel/shells/powershell/prelude.ps1",
         "safedel/shells/bash/bootstrap.bash",
+        "safedel/shells/sh/session.sh",
         "safedel/shells/fish/bootstrap.fish",
         "safedel/core/trash.py",
     }

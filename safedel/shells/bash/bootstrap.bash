@@ -5,27 +5,31 @@
 @ENVIRONMENT@
 # bash rotates SAFEDEL_TURN itself; a turn file inherited from an sh parent would win.
 \builtin unset SAFEDEL_TURN_FILE
-__safedel_turn_prefix=@TURN_PREFIX@
-__safedel_turns=${__safedel_turns:-0}
+@SESSION@
+# The turn is a number: a random prefix times a million, plus one per command line.
+\builtin export SAFEDEL_TURN=@TURN_BASE@
 
-__safedel_next_turn() {
-  __safedel_turns=$((__safedel_turns + 1))
-  \builtin export SAFEDEL_TURN="${__safedel_turn_prefix}-${__safedel_turns}"
-}
-
-# PROMPT_COMMAND runs before every prompt, so the next command line starts a new turn.
-# It needs no DEBUG trap, and handing back $? keeps the user's prompt and hooks honest.
-__safedel_prompt_hook() {
-  \builtin local __safedel_status=$?
-  __safedel_next_turn
-  \builtin return "${__safedel_status}"
-}
-
-__safedel_next_turn
-case ";${PROMPT_COMMAND[*]-};" in
-  *";__safedel_prompt_hook;"*) ;;
-  *) PROMPT_COMMAND="__safedel_prompt_hook${PROMPT_COMMAND:+;${PROMPT_COMMAND}}" ;;
-esac
+# Arithmetic in PS0's expansion raises it. bash expands PS0 in this shell before each
+# command line runs, and the expansion is no command: no DEBUG trap sees it, $?,
+# PIPESTATUS and $_ stay as they were, errexit cannot fire, and a later assignment to
+# PROMPT_COMMAND or PS1 (prompt themes, bash-preexec) leaves it in place. The array is
+# never set, so the expansion is empty.
+if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)) && \builtin shopt -q promptvars; then
+  case ${PS0-} in
+    *__safedel_turn_step*) ;;
+    *) PS0=${PS0-}'${__safedel_turn_step[SAFEDEL_TURN+=1]-}' ;;
+  esac
+else
+  # No PS0 (bash before 4.4), or prompts are not expanded: a PROMPT_COMMAND entry of
+  # its own, after the user's, so that their prompt code still sees PIPESTATUS.
+  __safedel_prompt_hook() {
+    SAFEDEL_TURN=$((SAFEDEL_TURN + 1))
+  }
+  case ${PROMPT_COMMAND[*]-} in
+    *__safedel_prompt_hook*) ;;
+    *) PROMPT_COMMAND=${PROMPT_COMMAND:+${PROMPT_COMMAND}$'\n'}__safedel_prompt_hook ;;
+  esac
+fi
 
 if ! \builtin shopt -qo posix; then
   \builtin source @SAFEDEL_HOME@/posix/paths.bash

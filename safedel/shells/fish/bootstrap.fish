@@ -6,6 +6,18 @@
 @ENVIRONMENT@
 # fish rotates SAFEDEL_TURN itself; a turn file inherited from an sh parent would win.
 set --erase SAFEDEL_TURN_FILE
+# Each interactive shell is a session of its own, so that undo in one terminal never
+# takes back another's work. A session made by a parent shell's bootstrap (shell-*) is
+# replaced; one that `safedel run --session` or the user chose is kept; and loading the
+# bootstrap again in this shell keeps this shell's.
+if test -z "$SAFEDEL_SESSION"
+    or begin
+        string match --quiet -- 'shell-*' "$SAFEDEL_SESSION"
+        and test "$SAFEDEL_SESSION" != "$__safedel_session"
+    end
+    set --global --export SAFEDEL_SESSION @NEW_SESSION@
+end
+set --global __safedel_session $SAFEDEL_SESSION
 set --global __safedel_turn_prefix @TURN_PREFIX@
 set --query __safedel_turns; or set --global __safedel_turns 0
 

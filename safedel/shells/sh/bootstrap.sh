@@ -4,6 +4,7 @@
 # prompt hook and a turn file (see posix/turns.sh in the shim home). A hard-coded
 # /bin/rm cannot be caught here: these shells refuse function names with a slash.
 @ENVIRONMENT@
+@SESSION@
 SAFEDEL_TURN_FILE=@TURN_FILE@
 \command export SAFEDEL_TURN_FILE
 . @SAFEDEL_HOME@/posix/turns.sh

@@ -1,6 +1,6 @@
-# safedel: run the user's own .zlogin from their ZDOTDIR, then keep ours for child shells.
-__safedel_zdotdir=$ZDOTDIR
-ZDOTDIR=${SAFEDEL_USER_ZDOTDIR:-$HOME}
-[[ -r $ZDOTDIR/.zlogin ]] && builtin source "$ZDOTDIR/.zlogin"
-ZDOTDIR=$__safedel_zdotdir
-unset __safedel_zdotdir
+# safedel: run the user's own .zlogin with their ZDOTDIR in place, then point ZDOTDIR
+# back here for the files zsh reads next and for child shells. It leaves no variable
+# behind: the bootstrap in the user's .zshrc has globals of its own.
+ZDOTDIR=${SAFEDEL_USER_ZDOTDIR:-${HOME}}
+[[ -r "${ZDOTDIR}/.zlogin" ]] && builtin source "${ZDOTDIR}/.zlogin"
+ZDOTDIR=@SAFEDEL_HOME@/zsh
