@@ -15,15 +15,16 @@ __safedel_complete_table() {
     'list') commands='' options='--help --turn --session --since --report --json --git' values='--turn --session --since --report' ;;
     'markers') commands='' options='--help --json' values='' ;;
     'report') commands='' options='--help --json' values='' ;;
-    'restore') commands='' options='--help --turn --session --last --rename --overwrite --report' values='--turn --session --report' ;;
+    'restore') commands='' options='--help --turn --session --last --rename --overwrite --all --json --report' values='--turn --session --report' ;;
     'rm') commands='' options='--help' values='' ;;
     'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --keep-background --workspace --outside-workspace' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --workspace --outside-workspace' ;;
     'shims') commands='' options='--help --dir' values='--dir' ;;
+    'undo') commands='' options='--help --session -n --dry-run --rename --json --report' values='--session -n --report' ;;
     'workspace add') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;
     'workspace list') commands='' options='--help --session --state-dir --json' values='--session --state-dir' ;;
     'workspace remove') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;
     'workspace') commands='add list remove' options='--help' values='' ;;
-    '') commands='bootstrap doctor env guard list markers report restore rm run shims workspace' options='--help' values='' ;;
+    '') commands='bootstrap doctor env guard list markers report restore rm run shims undo workspace' options='--help' values='' ;;
     *) \builtin return 1 ;;
   esac
 }

@@ -1,6 +1,6 @@
 # safedel completion for fish. Generated from the CLI by `python -m safedel.completions`;
 # do not edit. Completes commands and options from a table, with no process per TAB.
-set --global __safedel_chains 'bootstrap' 'doctor' 'env' 'guard approve' 'guard reject' 'guard reset' 'guard signal' 'guard status' 'guard' 'list' 'markers' 'report' 'restore' 'rm' 'run' 'shims' 'workspace add' 'workspace list' 'workspace remove' 'workspace'
+set --global __safedel_chains 'bootstrap' 'doctor' 'env' 'guard approve' 'guard reject' 'guard reset' 'guard signal' 'guard status' 'guard' 'list' 'markers' 'report' 'restore' 'rm' 'run' 'shims' 'undo' 'workspace add' 'workspace list' 'workspace remove' 'workspace'
 
 # The commands typed so far ("guard status"), ignoring options and their values.
 function __safedel_chain
@@ -77,6 +77,8 @@ complete -c safedel -n '__safedel_at \'restore\'' -l 'session' -r -d 'The sessio
 complete -c safedel -n '__safedel_at \'restore\'' -l 'last' -d 'Restore the item trashed last.'
 complete -c safedel -n '__safedel_at \'restore\'' -l 'rename' -d 'If the path exists, restore as NAME.restored-N.'
 complete -c safedel -n '__safedel_at \'restore\'' -l 'overwrite' -d 'If the path exists, trash it and restore (never a directory).'
+complete -c safedel -n '__safedel_at \'restore\'' -l 'all' -d 'Pick from everything, not only under this directory.'
+complete -c safedel -n '__safedel_at \'restore\'' -l 'json' -d 'Print the outcome as JSON.'
 complete -c safedel -n '__safedel_at \'restore\'' -l 'report' -r -d 'Report to read and append to.'
 complete -c safedel -n '__safedel_at \'rm\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'run\'' -l 'help' -d 'Show help and exit.'
@@ -104,6 +106,13 @@ complete -c safedel -n '__safedel_at \'run\'' -l 'workspace' -r -d 'A workspace 
 complete -c safedel -n '__safedel_at \'run\'' -l 'outside-workspace' -r -d 'Deletions outside the workspace: confirm (default) or allow.'
 complete -c safedel -n '__safedel_at \'shims\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'shims\'' -l 'dir' -r -d 'Root to write under (default: the user cache dir).'
+complete -c safedel -n '__safedel_at \'undo\'' -l 'help' -d 'Show help and exit.'
+complete -c safedel -n '__safedel_at \'undo\'' -l 'session' -r -d 'Whose turns (default: SAFEDEL_SESSION, this shell\'s own).'
+complete -c safedel -n '__safedel_at \'undo\'' -s 'n' -r -d 'Undo the last N turns.'
+complete -c safedel -n '__safedel_at \'undo\'' -l 'dry-run' -d 'Only list what would come back.'
+complete -c safedel -n '__safedel_at \'undo\'' -l 'rename' -d 'If a path exists, restore as NAME.restored-N.'
+complete -c safedel -n '__safedel_at \'undo\'' -l 'json' -d 'Print the outcome as JSON.'
+complete -c safedel -n '__safedel_at \'undo\'' -l 'report' -r -d 'Report to read and append to.'
 complete -c safedel -n '__safedel_at \'workspace add\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'workspace add\'' -l 'scope' -r -d 'session, local (.safedel/config.local.toml), project or user.'
 complete -c safedel -n '__safedel_at \'workspace add\'' -l 'session' -r -d 'Session id (default: $SAFEDEL_SESSION).'
@@ -131,5 +140,6 @@ complete -c safedel -n '__safedel_at \'\'' -f -a 'restore' -d 'Move trashed item
 complete -c safedel -n '__safedel_at \'\'' -f -a 'rm' -d 'Remove files like GNU rm, but move them to the trash (rm\'s options:...'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'run' -d 'Run COMMAND so that every deletion it makes goes to the trash.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'shims' -d 'Materialise the shims (bin/, python/, node/, hooks) and print their...'
+complete -c safedel -n '__safedel_at \'\'' -f -a 'undo' -d 'Undo the most recent turn of this session: put back all it trashed.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'workspace' -d 'Workspace roots: list them, add a folder, remove one.'
 complete -c safedel -n '__safedel_at \'\'' -l 'help' -d 'Show help and exit.'

@@ -2,7 +2,19 @@
 
 import typer
 
-from .commands import bootstrap, doctor, env, guard, markers, report, restore, run, shims, workspace
+from .commands import (
+    bootstrap,
+    doctor,
+    env,
+    guard,
+    markers,
+    report,
+    restore,
+    run,
+    shims,
+    undo,
+    workspace,
+)
 from .commands import list as list_cmd
 from .commands import rm as rm_cmd
 from .commands import trash as trash_cmd
@@ -21,6 +33,7 @@ app.command()(env.env)
 app.command()(shims.shims)
 app.command(name="list")(list_cmd.list_)
 app.command()(restore.restore)
+app.command()(undo.undo)
 app.command()(report.report)
 app.command()(doctor.doctor)
 app.command()(markers.markers)

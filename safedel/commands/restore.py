@@ -1,5 +1,6 @@
 """`safedel restore`: put items back, by original path, by turn, or the last one trashed."""
 
+import json
 import os
 from typing import Annotated, Optional
 
@@ -49,21 +50,59 @@ def by_turn(report_path, session, turn):
     return found[::-1], snapshots[::-1]
 
 
-def reapply_snapshots(settings, snapshots):
-    """Re-apply a turn's git snapshots, newest first; report each. Return failures."""
-    failures, events = 0, []
+class Outcome:
+    """What a restore did: items back (item, where), items not (item or path, why), and
+    git snapshots re-applied or not."""
+
+    def __init__(self):
+        self.restored, self.failed, self.snapshots = [], [], []
+
+    def as_json(self):
+        return {
+            "restored": [
+                {"path": os.fsdecode(target), "from": os.fsdecode(item.file_path)}
+                for item, target in self.restored
+            ],
+            "notRestored": [{"path": os.fsdecode(path), "why": why} for path, why in self.failed],
+            "snapshots": [{"ok": ok, "message": message} for ok, message in self.snapshots],
+        }
+
+    def summary(self):
+        """One line: what came back, what did not and why."""
+        came = len(self.restored) + sum(ok for ok, _ in self.snapshots)
+        missed = len(self.failed) + sum(not ok for ok, _ in self.snapshots)
+        line = f"restored {came} of {came + missed}"
+        if self.failed:
+            reasons = "; ".join(
+                f"{catalog.printable(os.fsencode(path))}: {why}" for path, why in self.failed[:10]
+            )
+            more = f"; and {len(self.failed) - 10} more" if len(self.failed) > 10 else ""
+            line += f"; not restored: {reasons}{more}"
+        return line
+
+    @property
+    def ok(self):
+        return not self.failed and all(ok for ok, _ in self.snapshots)
+
+
+def reapply_snapshots(settings, snapshots, outcome, say):
+    """Re-apply git snapshots, newest first, into outcome; report each."""
+    events = []
     for snapshot in snapshots:
         ok, message = git_undo.reapply(snapshot)
-        typer.echo(message if ok else f"safedel restore: {message}", err=not ok)
+        say(message if ok else f"safedel restore: {message}", not ok)
         if ok:
             fields = {k: snapshot.get(k) for k in ("repo", "ref", "commit", "kind")}
             events.append(core_report.event("restore", settings, "cli", **fields))
-        failures += not ok
+        outcome.snapshots.append((ok, message))
+    _append(settings, events)
+
+
+def _append(settings, events):
     try:
         core_report.append(settings.report, events)
     except OSError as exc:
         warn(f"cannot write the report {settings.report}: {exc.strerror or exc}")
-    return failures
 
 
 def _fail(message):
@@ -71,18 +110,21 @@ def _fail(message):
     return typer.Exit(1)
 
 
-def restore_all(settings, items, conflict):
-    """Restore each item, going on past failures; report each success. Return failures."""
+def restore_all(settings, items, conflict, outcome, quiet=False):
+    """Restore each item into outcome, going on past failures; report each success.
+    quiet (for --json) prints nothing per item."""
     from rich.console import Console
     from rich.progress import Progress
 
-    console = Console()
+    console = Console(stderr=quiet)
     # The bar shows only on a terminal, and only when there is more than one item.
-    live = len(items) > 1 and console.is_terminal
-    failures, events = 0, []
+    live = len(items) > 1 and console.is_terminal and not quiet
+    events = []
     with Progress(console=console, disable=not live) as bar:
 
         def say(text, err=False):
+            if quiet:
+                return
             if live:  # through the bar's console, so lines land above the bar
                 bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
             else:
@@ -93,17 +135,32 @@ def restore_all(settings, items, conflict):
             try:
                 target = restoring.restore(item, conflict, settings.trash_dir)
             except restoring.RestoreError as exc:
-                failures += 1
+                outcome.failed.append((item.original, exc.reason))
                 say(f"safedel restore: {catalog.printable(os.fsencode(exc.reason))}", err=True)
             else:
                 events.append(restoring.restore_event(settings, item, target))
+                outcome.restored.append((item, target))
                 say(f"restored {catalog.printable(target)}")
             bar.advance(task)
-    try:
-        core_report.append(settings.report, events)
-    except OSError as exc:
-        warn(f"cannot write the report {settings.report}: {exc.strerror or exc}")
-    return failures
+    _append(settings, events)
+    return say
+
+
+def finish(outcome, as_json, label="safedel restore"):
+    """Print the summary line (or the JSON object) and exit 1 unless all came back."""
+    if as_json:
+        typer.echo(json.dumps(outcome.as_json(), indent=2))
+    else:
+        typer.echo(f"{label}: {outcome.summary()}", err=not outcome.ok)
+    if not outcome.ok:
+        raise typer.Exit(1)
+
+
+def run_restore(settings, items, snapshots, conflict, as_json, label="safedel restore"):
+    outcome = Outcome()
+    say = restore_all(settings, items, conflict, outcome, quiet=as_json)
+    reapply_snapshots(settings, snapshots, outcome, lambda text, err: say(text, err))
+    finish(outcome, as_json, label)
 
 
 def restore(
@@ -123,10 +180,18 @@ def restore(
             "--overwrite", help="If the path exists, trash it and restore (never a directory)."
         ),
     ] = False,
+    everywhere: Annotated[
+        bool, typer.Option("--all", help="Pick from everything, not only under this directory.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
     report: Annotated[Text, typer.Option(help="Report to read and append to.")] = None,
 ) -> None:
-    """Move trashed items back where they came from (by rename only, never a copy)."""
-    if sum((bool(paths), turn is not None, last)) != 1:
+    """Move trashed items back where they came from (by rename only, never a copy).
+
+    With nothing to say what, on a terminal, it shows what was trashed from here and
+    below, grouped by turn, and asks which to bring back."""
+    chosen = sum((bool(paths), turn is not None, last))
+    if chosen > 1:
         raise typer.BadParameter("give original PATHS, or --turn T, or --last")
     if rename and overwrite:
         raise typer.BadParameter("--rename and --overwrite do not go together")
@@ -134,7 +199,20 @@ def restore(
     if report:
         settings.report = report
     snapshots = []
-    if last:
+    if not chosen:
+        from . import pick
+
+        if as_json or not pick.interactive():
+            typer.echo(
+                "Usage: safedel restore PATH... | --turn T | --last "
+                "(with none of them, on a terminal, it asks which)",
+                err=True,
+            )
+            raise typer.Exit(2)
+        items = pick.choose(settings.report, everywhere)
+        if not items:
+            return
+    elif last:
         everything = present()
         if not everything:
             raise _fail("the trash is empty")
@@ -146,6 +224,4 @@ def restore(
     conflict = restoring.REFUSE
     if rename or overwrite:
         conflict = restoring.RENAME if rename else restoring.OVERWRITE
-    failures = restore_all(settings, items, conflict) if items else 0
-    if failures + reapply_snapshots(settings, snapshots):
-        raise typer.Exit(1)
+    run_restore(settings, items, snapshots, conflict, as_json)
