@@ -31,7 +31,7 @@ _ENGINE = __package__ + "."
 _installed = []
 _deletions = []
 _wrappers = {}
-_exempt_trees = _local()
+_internal = _local()
 
 
 def deletions():
@@ -82,25 +82,31 @@ def _release_signals(held):
         _signal.pthread_sigmask(_signal.SIG_SETMASK, held)
 
 
-def _internal_call(frame):
-    """The engine's own calls, and shutil's inside an exempt tree this thread is
-    deleting for real, go straight to the original. Marked by who calls, not by a
+def internal_call(frame):
+    """The engine's own calls, and those of a module doing known housekeeping on this
+    thread (InternalCalls), go straight to the original. Marked by who calls, not by a
     thread-wide flag: a finalizer or a signal handler that runs meanwhile is judged."""
     caller = frame.f_globals.get("__name__") or ""
     if caller.startswith(_ENGINE):
         return ".pyshim" not in caller
-    return caller == "shutil" and getattr(_exempt_trees, "depth", 0) > 0
+    modules = getattr(_internal, "modules", None)
+    return bool(modules) and caller in modules
 
 
-class ExemptTree:
-    """While shutil deletes an exempt tree for real on this thread, its own unlink and
-    rmdir calls are not judged one by one."""
+class InternalCalls:
+    """While a known caller does housekeeping of its own on this thread, the unlink and
+    rmdir calls made by the named modules' own code are not judged: shutil deleting an
+    exempt tree for real, pip removing the empty stash directory it just made."""
+
+    def __init__(self, *modules):
+        self.modules = modules
 
     def __enter__(self):
-        _exempt_trees.depth = getattr(_exempt_trees, "depth", 0) + 1
+        self.outer = getattr(_internal, "modules", ())
+        _internal.modules = self.outer + self.modules
 
     def __exit__(self, *exc_info):
-        _exempt_trees.depth -= 1
+        _internal.modules = self.outer
 
 
 class Builtin:
@@ -125,7 +131,7 @@ class Builtin:
         else:
             # A call the builtin rejects: let it raise its own TypeError.
             return self.__wrapped__(*args, **kwargs)
-        if _internal_call(sys._getframe(1)):
+        if internal_call(sys._getframe(1)):
             return self.__wrapped__(*args, **kwargs)
         handler = getattr(deletions(), self._handler)
         return handler(self.__wrapped__, path, kwargs.get("dir_fd"))
@@ -165,21 +171,30 @@ class PatchAfterLoad:
         self.loader.exec_module(module)
         if module.__name__ == "os":
             patch_os(module)
+        elif module.__name__ == _PIP_UNINSTALL:
+            from . import pyshim_pip
+
+            pyshim_pip.patch(module)
         else:
             from . import pyshim_shutil
 
             pyshim_shutil.patch(module)
 
 
+_PIP_UNINSTALL = "pip._internal.req.req_uninstall"
+_WATCHED = ("shutil", "os", _PIP_UNINSTALL)
+
+
 class Watcher:
     """A meta path finder that finds nothing itself: it hands back the real spec with a
     loader that patches the module once it has run. For shutil, when it is imported:
     importing it at start-up instead would cost every interpreter milliseconds, and most
-    never delete anything. For os, when importlib.reload runs it again."""
+    never delete anything. For os, when importlib.reload runs it again. For pip's
+    uninstaller, so that packages are trashed under their own names."""
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name not in ("shutil", "os"):
+        if name not in _WATCHED:
             return None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)

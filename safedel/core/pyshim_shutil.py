@@ -11,7 +11,7 @@ import sys
 from _thread import _local
 
 from . import pyshim_paths as paths
-from .pyshim import ExemptTree, deletions
+from .pyshim import InternalCalls, deletions, internal_call
 
 _made = []
 # Per thread: the trees whose refusal is being handed to the caller's error handler.
@@ -40,12 +40,14 @@ def _call_original(original, path, ignore_errors, onerror, onexc, dir_fd):
 
 def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
     call = (original, path, ignore_errors, onerror, onexc, dir_fd)
+    if internal_call(sys._getframe(2)):  # rmtree's caller, past the signature wrapper
+        return _call_original(*call)
     plan = deletions().judge(None, path, dir_fd)
     if plan is None:
         return _call_original(*call)
     conf, target, exempt, shown = plan
     if exempt:
-        with ExemptTree():
+        with InternalCalls("shutil"):  # an exempt tree is not judged file by file
             return _call_original(*call)
     try:
         st, _ = paths.lstat_stripped(target.given, shown)

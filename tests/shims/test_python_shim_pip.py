@@ -1,0 +1,74 @@
+"""`pip uninstall` under the Python shim: each installed item is trashed once, under its
+own name, and restoring the turn gives back a package that imports."""
+
+import base64
+import hashlib
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from conftest import require
+from test_python_shim_common import find_python
+
+FILES = {
+    "sdpkg/__init__.py": "VALUE = 42\n",
+    "sdpkg/data.txt": "payload\n",
+    "sdmod.py": "NAME = 'sdmod'\n",
+}
+DIST = "sdpkg-1.0.dist-info"
+
+
+def build_wheel(directory):
+    """A small wheel, built here: a package directory, a top-level module, metadata."""
+    files = dict(FILES)
+    files[f"{DIST}/METADATA"] = "Metadata-Version: 2.1\nName: sdpkg\nVersion: 1.0\n"
+    files[f"{DIST}/WHEEL"] = (
+        "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    files[f"{DIST}/top_level.txt"] = "sdmod\nsdpkg\n"
+    record = []
+    for name, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{name},sha256={digest.decode()},{len(text.encode())}")
+    record.append(f"{DIST}/RECORD,,")
+    files[f"{DIST}/RECORD"] = "\n".join(record) + "\n"
+    wheel = os.path.join(directory, "sdpkg-1.0-py3-none-any.whl")
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+def run(argv, **options):
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, **options)
+    assert done.returncode == 0, f"{argv}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.mark.parametrize("minor", ["3.9", "3.13"])
+def test_pip_uninstall_trashes_each_item_once_under_its_own_name(sandbox, minor):
+    python = require(find_python(minor))
+    venv = sandbox.root / "venv"  # outside the exempt temp dir
+    run([python, "-m", "venv", str(venv)], env=sandbox.base_env())
+    venv_python = str(venv / "bin" / "python")
+    wheel = build_wheel(str(sandbox.root))
+    pip = [venv_python, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+    run([*pip, "install", "--no-index", "--no-compile", wheel], env=sandbox.base_env())
+    site = run([venv_python, "-c", "import sdpkg, os; print(os.path.dirname(sdpkg.__path__[0]))"])
+    site = os.path.realpath(site.stdout.strip())
+    run([*pip, "uninstall", "-y", "sdpkg"], cwd=sandbox.work, env=sandbox.shim_env())
+    trashed = [e["path"] for e in sandbox.report() if e["operation"] == "trash"]
+    assert not any(os.path.basename(path).startswith("~") for path in trashed), trashed
+    assert len(trashed) == len(set(trashed)), trashed  # each once
+    expected = {os.path.join(site, name) for name in ("sdpkg", "sdmod.py", DIST)}
+    assert expected <= set(trashed), trashed
+    assert not [name for name in os.listdir(site) if name.startswith(("~", "sdpkg", "sdmod"))]
+    # Restoring the turn brings back a package that works.
+    restore = [sys.executable, "-m", "safedel", "restore", "--session", sandbox.session]
+    run([*restore, "--turn", sandbox.turn], env=sandbox.base_env())
+    check = "import sdpkg, sdmod; print(sdpkg.VALUE, sdmod.NAME)"
+    assert run([venv_python, "-c", check]).stdout == "42 sdmod\n"
+    listed = run([*pip, "show", "sdpkg"], env=sandbox.base_env()).stdout
+    assert "Version: 1.0" in listed
