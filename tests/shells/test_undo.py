@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -130,3 +131,55 @@ def test_picker_single_item_range_and_turn(picker_trash):
     _, shown = pick(sandbox, f"{low}-{high}")
     assert present(sandbox, ["new1", "new3"]) == ["new1", "new3"]
     assert "restored 2 of 2" in shown
+
+
+@pytest.mark.parametrize("key", ["bash", "zsh", "fish"])
+def test_undo_in_an_interactive_shell_brings_back_a_confirmed_bulk_rm(sandbox, key, monkeypatch):
+    from test_interactive import start
+
+    monkeypatch.delenv("CI", raising=False)  # the guard asks only outside CI
+    safedel_cmd = f"{shlex.quote(sys.executable)} -m safedel"
+    terminal = start(sandbox, key, SAFEDEL_PROMPT="1")
+    try:
+        for index in range(3):
+            (sandbox.work / f"e{index}").write_text("earlier")
+        status, _ = terminal.run("rm e0 e1 e2")
+        assert status == 0
+        names = [f"f{index:02d}" for index in range(60)]
+        for name in names:
+            (sandbox.work / name).write_text(name)
+        terminal.send("rm f*\n")
+        terminal.expect(re.compile(rb"\[y/N\]"), 90)
+        terminal.send("y\n")
+        status, shown = terminal.run("true")
+        assert present(sandbox, names) == [], shown
+        status, shown = terminal.run(f"{safedel_cmd} undo")
+        assert status == 0, shown
+        assert present(sandbox, names) == names
+        assert "restored 60 of 60" in shown
+        status, shown = terminal.run(f"{safedel_cmd} undo")
+        assert status == 0, shown
+        assert present(sandbox, ["e0", "e1", "e2"]) == ["e0", "e1", "e2"]
+    finally:
+        terminal.close()
+
+
+def test_two_interactive_shells_undo_only_their_own_turns(sandbox):
+    from test_interactive import start
+
+    safedel_cmd = f"{shlex.quote(sys.executable)} -m safedel"
+    one, two = start(sandbox, "bash"), start(sandbox, "bash")
+    try:
+        for name in ("one-a", "two-a"):
+            (sandbox.work / name).write_text(name)
+        assert one.run("rm one-a")[0] == 0
+        assert two.run("rm two-a")[0] == 0
+        status, shown = one.run(f"{safedel_cmd} undo")
+        assert status == 0, shown
+        assert present(sandbox, ["one-a", "two-a"]) == ["one-a"]
+        status, shown = one.run(f"{safedel_cmd} undo")
+        assert status == 1 and "nothing to undo" in shown
+        assert present(sandbox, ["two-a"]) == []
+    finally:
+        one.close()
+        two.close()
