@@ -29,6 +29,7 @@ EXPECTED = {
     "a directory of 100,000 files": [
         "safedel's part, in process (guard, info file, rename, report)",
         "safedel rm -rf (rm shim), whole command",
+        "rm launcher's permission pre-check (whole tree walked), in process",
         "python -I -S -c pass",
         "trash-put",
         "rm -rf",
@@ -58,6 +59,16 @@ EXPECTED = {
         "loop without authorize, 1 process",
         "authorize, 16 concurrent processes",
         "loop without authorize, 16 concurrent processes",
+    ],
+    "git launcher pass-through": [
+        "git --version, through the launcher",
+        "git --version",
+        "git status, 1,000-file repository, through the launcher",
+        "git status, 1,000-file repository",
+    ],
+    "git clean -f of 1,000 untracked files": [
+        "git clean -f through safedel (trashed)",
+        "real git clean -f",
     ],
     "safedel run": [
         "safedel run -- true",
