@@ -33,6 +33,7 @@ VALUE_OPTIONS = {
     "--stderr-file": "stderr_file",
     "--workspace": "workspace",
     "--outside-workspace": "outside_workspace",
+    "--net": "net",
 }
 REPEATABLE = {"workspace"}
 FLAG_OPTIONS = {
@@ -162,14 +163,21 @@ def execute(options, command):
     report_path = env["SAFEDEL_REPORT"]
     offset = _size(report_path)
     views = outputs = None
-    if plan is None:
-        started = time.monotonic()
-        exit_code, signum = _spawn(wrap_command(options, command), env)
-        outcome = _plain_outcome(exit_code, signum, started)
-    else:
-        from .executor import captured
+    net = _net(options.get("net"), env)  # the seccomp net (Linux), or None
+    try:
+        if plan is None:
+            started = time.monotonic()
+            exit_code, signum = _spawn(wrap_command(options, command), env, net)
+            outcome = _plain_outcome(exit_code, signum, started)
+        else:
+            from .executor import captured
 
-        outcome, views, outputs = captured.run(plan, wrap_command(options, command), env, run_id)
+            outcome, views, outputs = captured.run(
+                plan, wrap_command(options, command), env, run_id, net and net.spawn
+            )
+    finally:
+        if net:
+            net.close()
     events = [e for e in _events_since(report_path, offset) if e.get("run") == run_id]
     guard_signal = take_signal(
         env["SAFEDEL_STATE_DIR"],
@@ -227,13 +235,21 @@ def _summarise(trashed, refused, turn):
         sys.stderr.write(f"safedel: {', '.join(parts)}{undo}\n")
 
 
-def _spawn(command, env):
+def _net(value, env):
+    if not sys.platform.startswith("linux"):
+        return None
+    from .net.session import prepare
+
+    return prepare(value, env)
+
+
+def _spawn(command, env, net=None):
     """Run command; return (exit code, signal name or None), like a shell would."""
     child = {}
     previous = _forward_signals(child)  # before the child exists: no signal slips by
     try:
         try:
-            child["pid"] = _start(command, env, previous)
+            child["pid"] = _start(command, env, previous, net)
         except FileNotFoundError:
             sys.stderr.write(f"safedel: {command[0]}: command not found\n")
             return 127, None
@@ -254,7 +270,7 @@ def _signal_name(number):
     return next((n for n in sorted(names) if getattr(signal, n) == number), str(number))
 
 
-def _start(command, env, previous):
+def _start(command, env, previous, net=None):
     """posix_spawn with the child's own PATH (subprocess would cost more to import
     than the rest of `safedel run`). The child gets default handlers for what safedel
     handles itself, and for SIGPIPE/SIGXFSZ that Python ignores, as subprocess does."""
@@ -265,7 +281,8 @@ def _start(command, env, previous):
     program = _which(command[0], env.get("PATH", os.defpath))
     reset = {s for s, h in previous.items() if h is not signal.SIG_IGN}
     reset |= {getattr(signal, n) for n in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, n)}
-    return os.posix_spawn(program, command, env, setsigdef=reset)
+    spawn = net.spawn if net else os.posix_spawn
+    return spawn(program, command, env, setsigdef=reset)
 
 
 def _which(name, path):

@@ -19,8 +19,9 @@ class Plan:
         self.stderr_file = options.get("stderr_file")
 
 
-def run(plan, command, env, run_id):
-    """(outcome, views, outputs) for command; views maps stream -> (text, truncated)."""
+def run(plan, command, env, run_id, spawn=None):
+    """(outcome, views, outputs) for command; views maps stream -> (text, truncated).
+    spawn replaces os.posix_spawn (the net installs its filter that way)."""
     state_dir = env["SAFEDEL_STATE_DIR"]
     capture.prune(state_dir)
     outputs = capture.Outputs(state_dir, run_id, plan.stdout_file, plan.stderr_file)
@@ -28,6 +29,7 @@ def run(plan, command, env, run_id):
         execution = process.Execution(
             command, env, outputs.fds, plan.timeout_ms, plan.grace_ms, plan.keep_background
         )
+        execution.spawn = spawn or execution.spawn
         with process.stopping_on_signals(execution):
             try:
                 execution.start()

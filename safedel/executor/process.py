@@ -52,6 +52,7 @@ class Execution:
         self.grace = grace_ms / 1000
         self.keep_background = keep_background
         self.pid = None
+        self.spawn = os.posix_spawn
         self.tree = None
         self.subreaper = False
         self._wake_r, self._wake_w = os.pipe()
@@ -66,7 +67,7 @@ class Execution:
         self.started = time.monotonic()
         # A session of its own: no controlling terminal (so no prompt on /dev/tty, and a
         # terminal's Ctrl-C reaches safedel, which ends the whole tree).
-        self.pid = os.posix_spawn(
+        self.pid = self.spawn(
             program, self.command, self.env, file_actions=actions, setsid=True, setsigdef=reset
         )
         self.tree = tree.Tree(self.pid)

@@ -5,7 +5,9 @@ import os
 import shutil
 
 import pytest
-from conftest import last_markers, require
+from conftest import IN_CI, last_markers, require
+
+from safedel.net import kernel_supports
 
 
 def make_tree(root, name="d"):
@@ -160,14 +162,30 @@ GAPS = [
 
 @pytest.mark.parametrize("argv,readme_row", GAPS, ids=[g[1] for g in GAPS])
 def test_documented_gaps_really_delete(sandbox, argv, readme_row):
+    """The shims' gaps, with the net switched off (macOS, Windows, containers)."""
     require(argv[0])
     target = make_tree(sandbox.work)
-    result = sandbox.run(*argv)
+    result = sandbox.run(*argv, run_options=["--net", "off"])
     assert result.returncode == 0, result.stderr
     assert not os.path.lexists(target)
     assert sandbox.trashed_names() == []
     readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md")).read()
     assert readme_row in readme, f"README's coverage table must name {readme_row}"
+
+
+@pytest.mark.parametrize("argv,readme_row", GAPS, ids=[g[1] for g in GAPS])
+def test_the_net_closes_each_gap(sandbox, argv, readme_row):
+    """The README's "with the net" column: on Linux the same commands trash."""
+    require(argv[0])
+    supported, why = kernel_supports()
+    if not supported:
+        (pytest.fail if IN_CI else pytest.skip)(f"no net here: {why}")
+    target = make_tree(sandbox.work)
+    result = sandbox.run(*argv)
+    assert result.returncode == 0, result.stderr
+    assert not os.path.lexists(target)
+    assert {"d", "sub", "f.txt"} <= set(sandbox.trashed_names())
+    assert "net" in {e["runtime"] for e in sandbox.report() if e["operation"] == "trash"}
 
 
 def test_refusals_keep_everything(sandbox):

@@ -1,0 +1,36 @@
+"""The net: a seccomp user-notification filter that sends every native unlink, unlinkat
+and rmdir of a `safedel run` process tree to a supervisor thread (Linux only).
+
+The shims stay the fast, faithful path; the net catches what they cannot see: absolute
+`/usr/bin/rm` in dash, static binaries, interpreters started with a clean environment.
+"""
+
+import os
+import sys
+
+from .bpf import ARCHES
+
+
+def kernel_supports():
+    """(True, why) when this kernel and machine can run the net, else (False, why)."""
+    if not sys.platform.startswith("linux"):
+        return False, "the net needs Linux (shims only here)"
+    if os.uname().machine not in ARCHES:
+        return False, f"no filter for {os.uname().machine} (shims only)"
+    try:
+        with open("/proc/sys/kernel/seccomp/actions_avail", encoding="ascii") as handle:
+            actions = handle.read().split()
+    except OSError:
+        return False, "this kernel has no seccomp"
+    if "user_notif" not in actions:
+        return False, "this kernel has no seccomp user notification"
+    return True, "seccomp user notification available"
+
+
+def wanted(value, environ):
+    """Whether `--net on|off` (value, or None) or config `net = ...` asks for the net."""
+    if value is None:
+        from ..core import settings
+
+        value = settings.read_config(settings.config_path(environ)).get("net", "on")
+    return str(value).strip().lower() not in ("0", "off", "false", "no")

@@ -1,0 +1,64 @@
+"""The filter program, built by hand: a dozen classic-BPF instructions.
+
+Only the native architecture passes; x32 and any other ABI (i386 via int 0x80) is
+killed rather than allowed, because its syscall numbers would slip past the checks.
+"""
+
+import struct
+
+# seccomp return values (linux/seccomp.h)
+RET_KILL_PROCESS = 0x80000000
+RET_ERRNO = 0x00050000
+RET_USER_NOTIF = 0x7FC00000
+RET_ALLOW = 0x7FFF0000
+ENOSYS = 38
+
+_LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
+_JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
+_JSET_K = 0x45  # BPF_JMP | BPF_JSET | BPF_K
+_RET_K = 0x06  # BPF_RET | BPF_K
+_NR, _ARCH = 0, 4  # offsets in struct seccomp_data
+X32_BIT = 0x40000000
+
+# machine: (AUDIT_ARCH, seccomp syscall number, {deleting syscalls}, io_uring_setup, x32)
+ARCHES = {
+    "x86_64": (0xC000003E, 317, {"unlink": 87, "rmdir": 84, "unlinkat": 263}, 425, True),
+    "aarch64": (0xC00000B7, 277, {"unlinkat": 35}, 425, False),
+}
+
+
+def _insn(code, k, jt=0, jf=0):
+    return struct.pack("HBBI", code, jt, jf, k)
+
+
+def program(machine):
+    """The filter for machine, as bytes of struct sock_filter, and its length."""
+    audit_arch, _, deleting, io_uring_setup, x32 = ARCHES[machine]
+    numbers = sorted(deleting.values())
+    body = [(_LD_W_ABS, _ARCH, 0, 0), ("jarch", audit_arch), (_LD_W_ABS, _NR, 0, 0)]
+    if x32:
+        body.append(("jx32", X32_BIT))
+    body += [("jnotif", n) for n in numbers]
+    body.append(("jenosys", io_uring_setup))
+    tail = {"allow": RET_ALLOW, "notif": RET_USER_NOTIF, "enosys": RET_ERRNO | ENOSYS}
+    tail["kill"] = RET_KILL_PROCESS
+    order = list(tail)
+    first_ret = len(body)
+
+    def jump_to(index, label):
+        return first_ret + order.index(label) - index - 1
+
+    insns = []
+    for index, insn in enumerate(body):
+        if insn[0] == "jarch":  # wrong ABI: kill; right one: go on
+            insns.append(_insn(_JEQ_K, insn[1], 0, jump_to(index, "kill")))
+        elif insn[0] == "jx32":
+            insns.append(_insn(_JSET_K, insn[1], jump_to(index, "kill"), 0))
+        elif insn[0] == "jnotif":
+            insns.append(_insn(_JEQ_K, insn[1], jump_to(index, "notif"), 0))
+        elif insn[0] == "jenosys":
+            insns.append(_insn(_JEQ_K, insn[1], jump_to(index, "enosys"), 0))
+        else:
+            insns.append(_insn(*insn[:2]))
+    insns += [_insn(_RET_K, tail[label]) for label in order]
+    return b"".join(insns), len(insns)

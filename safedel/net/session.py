@@ -1,0 +1,49 @@
+"""The runner's one entry point: start a command under the net, or say why not."""
+
+import os
+
+from ..core.settings import warn_once
+from . import install, spawn, supervisor
+
+# Set in the command's environment while the net watches it: a nested `safedel run`
+# finds the listener slot taken (EBUSY) and knows the outer net already covers it.
+ACTIVE_VAR = "SAFEDEL_NET"
+
+
+class Net:
+    def __init__(self):
+        self.machine = os.uname().machine
+        self._installer = install.Installer(self.machine)
+        self._supervisor = None
+
+    def spawn(self, program, argv, env, setsigdef=(), file_actions=(), setsid=False):
+        """os.posix_spawn's pid, with the filter installed in the child before exec."""
+        nested = env.get(ACTIVE_VAR) == "1"
+        env = dict(env)
+        env[ACTIVE_VAR] = "1"
+        child = spawn.spawn(self._installer, program, argv, env, setsigdef, file_actions, setsid)
+        if child.listener is None:
+            if not nested:
+                warn_once(
+                    "the net is not available here "
+                    f"({os.strerror(child.install_errno)}); running with the shims only"
+                )
+            return child.pid
+        self._supervisor = supervisor.Supervisor(child.listener, env, self.machine)
+        self._supervisor.start()
+        return child.pid
+
+    def close(self):
+        if self._supervisor is not None:
+            self._supervisor.stop()
+            self._supervisor = None
+
+
+def prepare(value, environ):
+    """A Net for `safedel run`, or None when it is switched off or unsupported."""
+    from . import kernel_supports, wanted
+
+    if not wanted(value, environ):
+        return None
+    ok, _ = kernel_supports()
+    return Net() if ok else None

@@ -1,0 +1,121 @@
+"""The supervisor thread of `safedel run`: answer each deleting call of the process tree.
+
+Per call: read the path from the caller's memory, resolve it by descriptor, check the
+notification is still live, then either let the kernel do it (CONTINUE), fail it with
+the errno the kernel would give, or judge it through the same pipeline as the shims
+(runtime "net"): trashed on the caller's behalf and answered with success, or refused
+with EPERM. Any unexpected error answers EPERM: the net fails closed.
+"""
+
+import errno
+import os
+import select
+import threading
+
+from ..core import deletion, markers, settings, trash
+from . import bpf, notify, places, target
+
+RUNTIME = "net"
+
+
+class Supervisor:
+    def __init__(self, listener, environ, machine):
+        self._listener = listener
+        self._environ = environ
+        self._settings = settings.load(environ)
+        self._turn_file = bool(environ.get("SAFEDEL_TURN_FILE"))
+        self._places = places.Places(self._settings, environ)
+        self._names = {nr: name for name, nr in bpf.ARCHES[machine][2].items()}
+        self._memory = notify.Memory()
+        self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
+        self._thread = threading.Thread(target=self._serve, name="safedel-net", daemon=True)
+
+    def start(self):
+        # The report stamps each event with the run it belongs to from os.environ; the
+        # supervisor writes on the run's behalf, in safedel run's own process.
+        if self._environ.get("SAFEDEL_RUN_ID"):
+            os.environ["SAFEDEL_RUN_ID"] = self._environ["SAFEDEL_RUN_ID"]
+        self._thread.start()
+
+    def stop(self):
+        """After the command exits: answer what is already queued, then close.
+
+        A background process that outlives the run has nobody to answer it any more:
+        its deletions then fail (ENOSYS), never succeed unjudged."""
+        os.write(self._wake_w, b"x")
+        self._thread.join()
+        for fd in (self._wake_r, self._wake_w, self._listener):
+            os.close(fd)
+
+    def _serve(self):
+        notify.prefer_sync_wakeup(self._listener)
+        poller = select.poll()
+        poller.register(self._listener, select.POLLIN)
+        poller.register(self._wake_r, select.POLLIN)
+        stopping = False
+        while True:
+            events = dict(poller.poll(0 if stopping else None))
+            if not events and stopping:
+                return
+            if self._wake_r in events:
+                stopping = True
+            flags = events.get(self._listener, 0)
+            if flags & select.POLLIN:
+                self._one()
+            elif flags & (select.POLLHUP | select.POLLERR):
+                return  # every process of the tree is gone
+
+    def _one(self):
+        try:
+            notif = notify.receive(self._listener)
+        except OSError as exc:
+            settings.warn_once(f"the net could not read a call: {exc}")
+            return
+        if notif is None:
+            return
+        try:
+            self._decide(notif)
+        except Exception as exc:  # fail closed on anything unforeseen
+            settings.warn_once(f"the net refused a deletion after an error: {exc!r}")
+            notify.answer(self._listener, notif.id, errno.EPERM)
+
+    def _decide(self, notif):
+        listener, tid = self._listener, notif.pid
+        dirfd, address, removes_dir = target.call_of(self._names, notif)
+        try:
+            raw = self._memory.string(tid, address)
+            found = target.resolve(tid, dirfd, raw, removes_dir)
+        except OSError as exc:
+            if notify.still_valid(listener, notif.id):
+                notify.answer(listener, notif.id, exc.errno or errno.EIO)
+            return
+        try:
+            if self._places.left_to_kernel(found.path, tid):
+                # A stale id makes CONTINUE fail harmlessly: no check needed first.
+                notify.answer(listener, notif.id, proceed=True)
+                return
+            if not notify.still_valid(listener, notif.id):
+                return  # the caller is gone; what we read may belong to another process
+            notify.answer(listener, notif.id, self._judge(found))
+        finally:
+            found.close()
+
+    def _judge(self, found):
+        """0 once trashed, or the errno the caller gets."""
+        if found.removes_dir and not target.is_empty_dir(found):
+            return errno.ENOTEMPTY
+        reason = deletion.protected(found.path)
+        if reason:
+            markers.emit(markers.FAIL_CLOSED, {"path": found.path, "reason": reason})
+            return errno.EPERM
+        conf = settings.load(self._environ) if self._turn_file else self._settings
+        try:
+            deletion.authorize(conf, RUNTIME, [found.path])
+            deletion.trash_one(conf, RUNTIME, found.path)
+        except deletion.Refused:
+            return errno.EPERM
+        except trash.TrashFailure as exc:
+            return exc.errno or errno.EIO
+        except OSError as exc:
+            return exc.errno or errno.EIO
+        return 0

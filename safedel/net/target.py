@@ -1,0 +1,97 @@
+"""Where a notified call points: resolved by descriptor, as the kernel would resolve it.
+
+The parent is opened O_PATH from the caller's own cwd or dirfd (through /proc), with
+every symlink on the way followed, as unlinkat follows them; the last component is
+never followed. The kernel's own errors (EISDIR, ENOTDIR, ENOTEMPTY, EINVAL...) are
+worked out here, so that a call that would fail anyway fails with its own errno.
+"""
+
+import errno
+import os
+import stat
+
+AT_FDCWD = -100
+AT_REMOVEDIR = 0x200
+_DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+class Target:
+    """parent_fd (O_PATH) + name, with the real absolute path and what the call wants."""
+
+    __slots__ = ("parent_fd", "name", "path", "removes_dir", "st")
+
+    def __init__(self, parent_fd, name, path, removes_dir, st):
+        self.parent_fd = parent_fd
+        self.name = name
+        self.path = path
+        self.removes_dir = removes_dir
+        self.st = st
+
+    def close(self):
+        os.close(self.parent_fd)
+
+
+def call_of(names, notif):
+    """(dirfd, path address, removes_dir) from the raw syscall arguments."""
+    name = names.get(notif.nr)
+    if name == "unlinkat":
+        dirfd = notif.args[0] & 0xFFFFFFFF
+        dirfd = dirfd - (1 << 32) if dirfd & 0x80000000 else dirfd
+        return dirfd, notif.args[1], bool(notif.args[2] & AT_REMOVEDIR)
+    return AT_FDCWD, notif.args[0], name == "rmdir"
+
+
+def resolve(tid, dirfd, raw, removes_dir):
+    """A Target, or OSError carrying the errno the kernel would have returned."""
+    if not raw:
+        raise OSError(errno.ENOENT, "empty path")
+    stripped = raw.rstrip(b"/")
+    trailing = stripped != raw
+    if not stripped:  # "/" itself
+        raise OSError(errno.EBUSY if removes_dir else errno.EISDIR, "the root")
+    head, _, name = stripped.rpartition(b"/")
+    if name == b".":
+        raise OSError(errno.EINVAL if removes_dir else errno.EISDIR, "'.'")
+    if name == b"..":
+        raise OSError(errno.ENOTEMPTY if removes_dir else errno.EISDIR, "'..'")
+    if stripped.startswith(b"/"):
+        base = b"/proc/%d/root" % tid
+    elif dirfd == AT_FDCWD:
+        base = b"/proc/%d/cwd" % tid
+    else:
+        base = b"/proc/%d/fd/%d" % (tid, dirfd)
+    # One open through the magic link: the rest of the walk follows symlinks as the
+    # kernel's own walk for the caller would.
+    parent = os.open(base + b"/" + head.lstrip(b"/") if head else base, _DIR_FLAGS)
+    try:
+        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        _check_kind(st, removes_dir, trailing)
+        real_parent = os.readlink(f"/proc/self/fd/{parent}")
+        path = os.path.join(real_parent, os.fsdecode(name))
+        return Target(parent, name, path, removes_dir, st)
+    except BaseException:
+        os.close(parent)
+        raise
+
+
+def _check_kind(st, removes_dir, trailing):
+    is_dir = stat.S_ISDIR(st.st_mode)
+    if removes_dir and not is_dir:
+        raise OSError(errno.ENOTDIR, "not a directory")
+    if not removes_dir and is_dir:
+        raise OSError(errno.EISDIR, "is a directory")
+    if trailing and not is_dir:
+        raise OSError(errno.ENOTDIR, "not a directory")
+
+
+def is_empty_dir(target):
+    fd = os.open(
+        target.name,
+        os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+        dir_fd=target.parent_fd,
+    )
+    try:
+        with os.scandir(fd) as listing:
+            return next(listing, None) is None
+    finally:
+        os.close(fd)

@@ -1,0 +1,76 @@
+"""Shared pieces of the net's tests: a tree to delete, and running with and without."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import IN_CI
+
+from safedel.net import kernel_supports
+
+
+def require_net():
+    ok, why = kernel_supports()
+    if ok:
+        return
+    if IN_CI:
+        pytest.fail(f"the net is required under CI=true: {why}")
+    pytest.skip(why)
+
+
+def make_tree(root, name="d"):
+    target = root / name
+    (target / "sub").mkdir(parents=True)
+    (target / "sub" / "f.txt").write_text("data")
+    (target / "top.txt").write_text("top")
+    return target
+
+
+def snapshot(root):
+    """{relative path: content or None for a directory}, to compare trees."""
+    found = {}
+    for here, dirs, files in os.walk(root):
+        for name in dirs:
+            found[os.path.relpath(os.path.join(here, name), root)] = None
+        for name in files:
+            with open(os.path.join(here, name), "rb") as handle:
+                found[os.path.relpath(os.path.join(here, name), root)] = handle.read()
+    return found
+
+
+def without_safedel(sandbox, argv, cwd):
+    """The command in a clean environment, for the baseline status and output."""
+    return subprocess.run(argv, cwd=cwd, env=sandbox.base_env(), capture_output=True, timeout=120)
+
+
+def summary_free(stderr):
+    """stderr minus safedel run's own closing summary line."""
+    lines = stderr.splitlines(keepends=True)
+    return b"".join(line for line in lines if not line.startswith(b"safedel: moved"))
+
+
+def restore_turn(sandbox):
+    return subprocess.run(
+        [sys.executable, "-m", "safedel", "restore", "--session", sandbox.session]
+        + ["--turn", sandbox.turn],
+        cwd=sandbox.work,
+        env=sandbox.base_env(),
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def static_binary(directory, body):
+    """Build a static C program whose main() runs body; gcc is part of the test kit."""
+    from conftest import require
+
+    gcc = require("gcc")
+    source = directory / "prog.c"
+    source.write_text(
+        "#include <stdio.h>\n#include <unistd.h>\n#include <errno.h>\n#include <string.h>\n"
+        "int main(int argc, char **argv) {\n" + body + "\n}\n"
+    )
+    program = directory / "prog"
+    subprocess.run([gcc, "-static", "-O1", "-o", str(program), str(source)], check=True)
+    return str(program)

@@ -1,0 +1,143 @@
+"""The net fails closed, leaves the kernel the deletions that are not ours to judge,
+and refuses with the errno a program understands."""
+
+import os
+import signal
+import subprocess
+import sys
+
+from conftest import last_markers, require
+from netkit import make_tree, require_net, static_binary
+
+GIT_ENV = {
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
+
+
+def test_killing_the_supervisor_makes_deletions_fail(sandbox):
+    require_net()
+    victim = sandbox.work / "victim.txt"
+    victim.write_text("keep me")
+    script = "echo ready; read line; /usr/bin/rm victim.txt; echo rc=$?"
+    argv = [sys.executable, "-m", "safedel", "run", "--", "dash", "-c", script]
+    proc = subprocess.Popen(
+        argv,
+        cwd=sandbox.work,
+        env=sandbox.base_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout.readline() == b"ready\n"
+    proc.kill()  # SIGKILL to safedel run, and with it the supervisor thread
+    proc.wait(timeout=30)
+    proc.stdin.write(b"go\n")
+    proc.stdin.close()  # the orphaned dash still holds these pipes
+    output = proc.stdout.read()
+    errors = proc.stderr.read()
+    assert output == b"rc=1\n", (output, errors)
+    assert b"Function not implemented" in errors
+    assert victim.read_text() == "keep me"
+    assert proc.returncode == -signal.SIGKILL
+
+
+def test_exempt_temp_files_are_deleted_by_the_kernel(sandbox):
+    require_net()
+    scratch = sandbox.tmpdir / "cc-scratch"
+    scratch.mkdir()
+    for index in range(5):
+        (scratch / f"cc{index}.o").write_text("obj")
+    result = sandbox.run("dash", "-c", f"/bin/rm -r {scratch}")
+    assert result.returncode == 0, result.stderr
+    assert not scratch.exists()
+    assert sandbox.trashed_names() == [] and sandbox.report() == []
+
+
+def _git(sandbox, *args):
+    return sandbox.run("git", *args, env=sandbox.base_env(**GIT_ENV))
+
+
+def test_git_and_sed_put_nothing_in_the_trash(sandbox):
+    require_net()
+    assert _git(sandbox, "init", "-q").returncode == 0
+    for index in range(30):
+        (sandbox.work / f"f{index}.txt").write_text(f"line {index}\n")
+    assert _git(sandbox, "add", ".").returncode == 0
+    assert _git(sandbox, "commit", "-q", "-m", "one").returncode == 0
+    (sandbox.work / "f1.txt").write_text("changed\n")
+    assert _git(sandbox, "commit", "-q", "-am", "two").returncode == 0
+    done = _git(sandbox, "gc", "-q", "--prune=now")
+    assert done.returncode == 0, done.stderr
+    done = sandbox.run(require("sed"), "-i", "s/line/LINE/", "f2.txt")
+    assert done.returncode == 0, done.stderr
+    assert (sandbox.work / "f2.txt").read_text() == "LINE 2\n"
+    assert sandbox.trashed_names() == []
+    assert [e for e in sandbox.report() if e["operation"] == "trash"] == []
+
+
+def test_a_rebuild_in_an_ignored_tree_trashes_nothing_but_env_is_kept(sandbox):
+    require_net()
+    make = require("make")
+    require("gcc")
+    work = sandbox.work
+    assert _git(sandbox, "init", "-q").returncode == 0
+    (work / ".gitignore").write_text("build/\n.env\n")
+    (work / "hello.c").write_text('#include <stdio.h>\nint main(void){puts("hi");return 0;}\n')
+    (work / "Makefile").write_text(
+        "build/hello: build/hello.o\n\tgcc -o $@ $<\n"
+        "build/hello.o: hello.c\n\tmkdir -p build\n\tgcc -c -o $@ $<\n"
+    )
+    (work / ".env").write_text("SECRET=1\n")
+    for round_ in range(3):
+        (work / "hello.c").touch()
+        os.utime(work / "hello.c", (1_700_000_000 + round_, 1_700_000_000 + round_))
+        done = sandbox.run(make, "-s", "-B")
+        assert done.returncode == 0, done.stderr
+    assert subprocess.run([str(work / "build" / "hello")], capture_output=True).stdout == b"hi\n"
+    assert sandbox.trashed_names() == []
+    program = static_binary(sandbox.root, 'return unlink(".env") == 0 ? 0 : 1;')
+    done = sandbox.run(program)
+    assert done.returncode == 0, done.stderr
+    assert not (work / ".env").exists()
+    assert sandbox.trashed_names() == [".env"]
+
+
+def test_guard_refusal_answers_eperm(sandbox):
+    require_net()
+    for name in ("a", "b", "c"):
+        (sandbox.work / name).write_text(name)
+    script = "for f in a b c; do /bin/rm $f || echo failed $f; done"
+    result = sandbox.run("dash", "-c", script, run_options=["--threshold", "2"])
+    assert result.stdout == b"failed c\n"
+    assert b"/bin/rm: cannot remove 'c': Operation not permitted" in result.stderr
+    assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in last_markers(result.stderr)
+    assert (sandbox.work / "c").read_text() == "c"
+    assert sorted(sandbox.trashed_names()) == ["a", "b"]
+
+
+def test_io_uring_is_refused_and_foreign_abis_are_killed(sandbox):
+    require_net()
+    probe = (
+        "import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True);"
+        " params = ctypes.create_string_buffer(120);"
+        " r = libc.syscall(425, 4, params); print(r, ctypes.get_errno()); sys.stdout.flush();"
+        " libc.syscall(0x40000000 | 87, b'/nonexistent')"
+    )
+    result = sandbox.run(sys.executable, "-c", probe)
+    assert result.stdout == b"-1 38\n"
+    assert result.returncode == 128 + signal.SIGSYS
+
+
+def test_a_nested_run_is_covered_by_the_outer_net(sandbox):
+    require_net()
+    tree = make_tree(sandbox.work)
+    inner = [sys.executable, "-m", "safedel", "run", "-q", "--", "dash", "-c", "/bin/rm -r d"]
+    result = sandbox.run(*inner)
+    assert result.returncode == 0, result.stderr
+    assert b"warning" not in result.stderr
+    assert not tree.exists() and "d" in sandbox.trashed_names()
