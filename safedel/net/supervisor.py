@@ -11,6 +11,7 @@ import errno
 import os
 import select
 import threading
+import time
 
 from ..core import deletion, markers, settings, trash
 from . import bpf, notify, places, target
@@ -52,13 +53,14 @@ class Supervisor:
         poller = select.poll()
         poller.register(self._listener, select.POLLIN)
         poller.register(self._wake_r, select.POLLIN)
-        stopping = False
+        stopping = None  # once asked to stop: the end of a short drain
         while True:
             events = dict(poller.poll(0 if stopping else None))
-            if not events and stopping:
-                return
-            if self._wake_r in events:
-                stopping = True
+            if stopping and (not events or time.monotonic() > stopping):
+                return  # a busy background process must not hold the run open
+            if self._wake_r in events and not stopping:
+                stopping = time.monotonic() + 0.5
+                poller.unregister(self._wake_r)
             flags = events.get(self._listener, 0)
             if flags & select.POLLIN:
                 self._one()
