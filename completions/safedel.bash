@@ -17,7 +17,7 @@ __safedel_complete_table() {
     'report') commands='' options='--help --json' values='' ;;
     'restore') commands='' options='--help --turn --session --last --rename --overwrite --all --json --report' values='--turn --session --report' ;;
     'rm') commands='' options='--help' values='' ;;
-    'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --keep-background --workspace --outside-workspace' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --workspace --outside-workspace' ;;
+    'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --keep-turn-file --keep-background --workspace --outside-workspace' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --workspace --outside-workspace' ;;
     'shims') commands='' options='--help --dir' values='--dir' ;;
     'undo') commands='' options='--help --session -n --dry-run --rename --json --report' values='--session -n --report' ;;
     'workspace add') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;

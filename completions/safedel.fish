@@ -101,6 +101,7 @@ complete -c safedel -n '__safedel_at \'run\'' -l 'max-output' -r -d 'Characters 
 complete -c safedel -n '__safedel_at \'run\'' -l 'stdout-file' -r -d 'Write the raw stdout here.'
 complete -c safedel -n '__safedel_at \'run\'' -l 'stderr-file' -r -d 'Write the raw stderr here.'
 complete -c safedel -n '__safedel_at \'run\'' -l 'json' -d 'Print the result object instead of the output.'
+complete -c safedel -n '__safedel_at \'run\'' -l 'keep-turn-file' -d 'Keep an inherited SAFEDEL_TURN_FILE with --turn.'
 complete -c safedel -n '__safedel_at \'run\'' -l 'keep-background' -d 'Leave background processes running.'
 complete -c safedel -n '__safedel_at \'run\'' -l 'workspace' -r -d 'A workspace root for this session (repeatable).'
 complete -c safedel -n '__safedel_at \'run\'' -l 'outside-workspace' -r -d 'Deletions outside the workspace: confirm (default) or allow.'

@@ -43,6 +43,7 @@ FLAG_OPTIONS = {
     "--capture": "capture",
     "--json": "json",
     "--keep-background": "keep_background",
+    "--keep-turn-file": "keep_turn_file",
 }
 # Any of these asks for capture mode: output to files, a bounded view, tree kill.
 CAPTURE_OPTIONS = (
@@ -157,6 +158,10 @@ def execute(options, command):
     # Every report event carries the run id, so a result lists its own events only,
     # however many runs of the same turn write to the report at once.
     env["SAFEDEL_RUN_ID"] = run_id
+    if options.get("turn") and not options.get("keep_turn_file"):
+        # An explicit --turn is the turn of the whole tree; an inherited turn file
+        # (read in preference to SAFEDEL_TURN) would silently move it elsewhere.
+        env.pop("SAFEDEL_TURN_FILE", None)
     plan = options.get("plan")
     if plan is not None:
         env["SAFEDEL_PROMPT"] = "0"  # no terminal to ask on: the harness asks
@@ -179,11 +184,9 @@ def execute(options, command):
         if net:
             net.close()
     events = [e for e in _events_since(report_path, offset) if e.get("run") == run_id]
-    guard_signal = take_signal(
-        env["SAFEDEL_STATE_DIR"],
-        env["SAFEDEL_SESSION"],
-        env["SAFEDEL_TOOL_CALL"] or env["SAFEDEL_TURN"],
-    )
+    # Only what this run's own processes left: a straggler of an earlier run with the
+    # same tool call leaves its signal under its own run, for `safedel guard signal`.
+    guard_signal = take_signal(env["SAFEDEL_STATE_DIR"], env["SAFEDEL_SESSION"], run_id)
     if options.get("result") or options.get("json"):
         from .executor import result
 
@@ -354,10 +357,11 @@ def _events_since(path, offset):
     return list(report.read(path, offset=offset))
 
 
-def take_signal(state_dir, session, key):
-    """Read and remove the pending guard signal for key (a tool call or turn), once."""
+def take_signal(state_dir, session, run_id):
+    """Read and remove the pending guard signal this run left, once."""
     if not os.path.isdir(os.path.join(state_dir, "signals")):
         return None  # nothing was ever refused here; skip importing the guard
+    from .core.signals import run_key
     from .core.signals import take_signal as take
 
-    return take(state_dir, session, key)
+    return take(state_dir, session, run_key(run_id))

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..core import guard, settings
-from ..core.signals import take_signal
+from ..core.signals import take_pending
 
 app = typer.Typer(
     name="guard",
@@ -125,8 +125,8 @@ def _mark(op, session, turn, state_dir):
         guard.mark(target.settings, op, "cli")
     except guard.GuardError as exc:
         _fail(f"{target.describe()}: {exc}")
-    done = (
-        "approved deletions outside the workspace in" if op == guard.APPROVE_OUTSIDE else f"{op}d"
+    done = {guard.APPROVE_OUTSIDE: "approved deletions outside the workspace in"}.get(
+        op, {"approve": "approved", "reject": "rejected"}.get(op, op)
     )
     typer.echo(f"{done} {target.describe()}")
 
@@ -161,7 +161,7 @@ def signal(
 ) -> None:
     """Print the pending refusal signal as JSON and delete it; exit 1 if none is pending."""
     target = Target(session, turn, state_dir)
-    found = take_signal(target.state_dir, target.session, tool_call or target.turn)
+    found = take_pending(target.state_dir, target.session, tool_call, target.turn)
     if found is None:
         what = f"tool call {tool_call!r}" if tool_call else target.describe()
         _fail(f"no pending signal for {what}")

@@ -38,6 +38,10 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result object instead of the output.")
     ] = False,
+    keep_turn_file: Annotated[
+        bool,
+        typer.Option("--keep-turn-file", help="Keep an inherited SAFEDEL_TURN_FILE with --turn."),
+    ] = False,
     keep_background: Annotated[
         bool, typer.Option("--keep-background", help="Leave background processes running.")
     ] = False,
@@ -72,6 +76,7 @@ def run(
             "stderr_file": stderr_file,
             "json": as_json,
             "keep_background": keep_background,
+            "keep_turn_file": keep_turn_file,
             "workspace": workspace,
             "outside_workspace": outside_workspace,
         }.items()

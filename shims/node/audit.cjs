@@ -111,13 +111,16 @@ function reportRefusals(settings, targets, reason) {
   }
 }
 
-// Leave the latest refusal where a harness finds it: one file per tool call (or turn),
-// replaced whole by rename so that a reader never sees half of it.
+// Leave the latest refusal where a harness finds it: one file per run under `safedel
+// run` (else per tool call, or turn), replaced whole by rename so that a reader never
+// sees half of it.
 function writeSignal(settings, type, payload) {
+  const run = process.env.SAFEDEL_RUN_ID || null;
   const signal = { type, payload, session: settings.session, turn: settings.turn };
   signal.toolCall = settings.toolCall;
+  signal.run = run;
   signal.createdAt = Date.now();
-  const name = digest(settings.toolCall || settings.turn) + '.json';
+  const name = digest(run ? `run:${run}` : settings.toolCall || settings.turn) + '.json';
   try {
     const dirs = privateDir(settings.stateDir, ['signals', digest(settings.session)], true);
     const dir = dirs[dirs.length - 1];
