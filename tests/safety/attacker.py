@@ -1,0 +1,45 @@
+"""Another user's side of the safety tests: run as uid 65534 through setpriv.
+
+    python attacker.py swap THEIRDIR VICTIM FILES DELAY_US STOPFILE
+
+fills THEIRDIR with FILES files and a subdirectory `sub`, says "ready" on stdout,
+then keeps swapping `sub` for a symlink to VICTIM and back, pausing DELAY_US between
+swaps, until STOPFILE exists or THEIRDIR is gone.
+"""
+
+import os
+import sys
+import time
+
+
+def swap(theirdir, victim, files, delay_us, stopfile):
+    os.makedirs(os.path.join(theirdir, "sub"))
+    for i in range(files):
+        with open(os.path.join(theirdir, f"f{i:05d}"), "w") as handle:
+            handle.write("x")
+    for i in range(20):
+        open(os.path.join(theirdir, "sub", f"s{i}"), "w").close()
+    print("ready", flush=True)
+    sub, away = os.path.join(theirdir, "sub"), os.path.join(theirdir, "sub.away")
+    deadline = time.monotonic() + 60
+    while not os.path.exists(stopfile) and time.monotonic() < deadline:
+        try:
+            os.rename(sub, away)
+            os.symlink(victim, sub)
+            time.sleep(delay_us / 1e6)
+            os.unlink(sub)
+            os.rename(away, sub)
+        except OSError:
+            if not os.path.isdir(theirdir):
+                return
+            try:
+                os.makedirs(sub, exist_ok=True)
+            except OSError:
+                pass
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "swap":
+        theirdir, victim, files, delay, stopfile = args
+        swap(theirdir, victim, int(files), int(delay), stopfile)
