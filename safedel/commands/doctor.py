@@ -63,6 +63,11 @@ def checks():
     skipped = trashdirs.foreign_trash_dirs()
     notes = "; ".join(why for _, why in skipped)
     yield "foreign trash dirs", True, f"skipped by list and restore: {notes}" if skipped else "none"
+    if sys.platform.startswith("linux"):
+        from ..net import status
+
+        net_active, detail = status(os.environ)
+        yield "net (safedel run)", True, detail if net_active else f"not active: {detail}"
     from ..entry import caller_active as active
 
     yield "this shell", True, "protected" if active else "not protected (no bootstrap, no run)"

@@ -34,3 +34,21 @@ def wanted(value, environ):
 
         value = settings.read_config(settings.config_path(environ)).get("net", "on")
     return str(value).strip().lower() not in ("0", "off", "false", "no")
+
+
+def status(environ):
+    """(active, detail) for `safedel doctor`: really start `true` under the net."""
+    if not wanted(None, environ):
+        return False, "switched off (net = false in the config file)"
+    ok, why = kernel_supports()
+    if not ok:
+        return False, why
+    from . import install, spawn
+
+    machine = os.uname().machine
+    child = spawn.spawn(install.Installer(machine), "/bin/true", ["true"], dict(environ))
+    os.waitpid(child.pid, 0)
+    if child.listener is None:
+        return False, f"cannot install the filter here ({os.strerror(child.install_errno)})"
+    os.close(child.listener)
+    return True, "active: seccomp user notification catches unlink, unlinkat and rmdir"

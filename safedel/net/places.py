@@ -8,12 +8,15 @@
 - a `.git` directory, when the caller is git itself (locks, gc, prune);
 - anything inside a directory that git ignores as a whole (build/, dist/, target/,
   node_modules/): build tools churn there. An ignored file in a tracked directory
-  (.env) is not such a tree, and is judged like any other file.
+  (.env) is not such a tree, and is judged like any other file;
+- a file git itself deletes whose exact content git stores (see gitblobs), and the
+  empty directories git prunes after it.
 """
 
 import os
 
 from ..core import trashdirs
+from . import gitblobs, target
 
 
 class Places:
@@ -26,8 +29,9 @@ class Places:
         self._uid = str(os.getuid())
         self._ignored = {}  # real parent directory -> inside an ignored tree?
         self._repos = {}  # directory -> its work tree top, or None
+        self._blobs = gitblobs.Blobs()
 
-    def left_to_kernel(self, path, tid):
+    def left_to_kernel(self, path, tid, found=None):
         """A short reason when the kernel should do this deletion itself, else None."""
         parent = os.path.dirname(path)
         if any(_inside(path, root) for root in self._own) or self._in_topdir_trash(parent):
@@ -39,7 +43,20 @@ class Places:
             return "git's own bookkeeping" if _is_git(tid) else None
         if self._ignored_tree(parent):
             return "inside a directory git ignores"
+        if found is not None and _is_git(tid) and self._git_can_restore(parent, found):
+            return "git holds this content"
         return None
+
+    def _git_can_restore(self, parent, found):
+        top = self._top(parent)
+        if top is None:
+            return False
+        if found.removes_dir:
+            return target.is_empty_dir(found)  # git prunes the directories it emptied
+        return self._blobs.stored(top, found.parent_fd, found.name, found.st)
+
+    def close(self):
+        self._blobs.close()
 
     def _in_topdir_trash(self, parent):
         parts = parent.split(os.sep)

@@ -45,6 +45,7 @@ class Supervisor:
         its deletions then fail (ENOSYS), never succeed unjudged."""
         os.write(self._wake_w, b"x")
         self._thread.join()
+        self._places.close()
         for fd in (self._wake_r, self._wake_w, self._listener):
             os.close(fd)
 
@@ -92,7 +93,7 @@ class Supervisor:
                 notify.answer(listener, notif.id, exc.errno or errno.EIO)
             return
         try:
-            if self._places.left_to_kernel(found.path, tid):
+            if self._places.left_to_kernel(found.path, tid, found):
                 # A stale id makes CONTINUE fail harmlessly: no check needed first.
                 notify.answer(listener, notif.id, proceed=True)
                 return

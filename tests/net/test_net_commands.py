@@ -43,6 +43,10 @@ COMMANDS = {
     "busybox rm": ["busybox", "rm", "-rf", "d"],
     "/bin/rm under dash": ["dash", "-c", "/bin/rm -rf d"],
     "git clean -fdx": ["git", "clean", "-q", "-fdx", "d"],
+    "command /bin/rm": ["bash", "-c", "command /bin/rm -rf d"],
+    "bash -l -c rm": ["bash", "-l", "-c", "rm -rf d"],
+    "python -I": ["python3", "-I", "-c", "import shutil; shutil.rmtree('d')"],
+    "posix.unlink": ["python3", "-c", "import posix; posix.unlink('d/top.txt')"],
 }
 
 

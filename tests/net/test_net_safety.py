@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 
+import pytest
 from conftest import last_markers, require
 from netkit import make_tree, require_net, static_binary
 
@@ -141,3 +142,40 @@ def test_a_nested_run_is_covered_by_the_outer_net(sandbox):
     assert result.returncode == 0, result.stderr
     assert b"warning" not in result.stderr
     assert not tree.exists() and "d" in sandbox.trashed_names()
+
+
+def test_sudo_still_works_under_the_net_as_root(sandbox):
+    """Root installs the filter without no_new_privs, so setuid programs keep working;
+    what sudo's real rm deletes still reaches the net."""
+    require_net()
+    if os.geteuid() != 0:
+        pytest.skip("as a user, no_new_privs stops sudo from gaining root (README says so)")
+    sudo = require("sudo")
+    tree = make_tree(sandbox.work)
+    result = sandbox.run(sudo, "-n", "rm", "-rf", "d")
+    assert result.returncode == 0, result.stderr
+    assert not tree.exists() and "d" in sandbox.trashed_names()
+
+
+def test_a_branch_switch_leaves_git_its_own_files_but_git_clean_trashes(sandbox):
+    """git may delete what it can give back; what only the work tree holds is trashed."""
+    require_net()
+    work = sandbox.work
+    assert _git(sandbox, "init", "-q", "-b", "main").returncode == 0
+    (work / "a").write_text("a\n")
+    assert _git(sandbox, "add", "a").returncode == 0
+    assert _git(sandbox, "commit", "-q", "-m", "a").returncode == 0
+    assert _git(sandbox, "checkout", "-q", "-b", "wide").returncode == 0
+    (work / "many").mkdir()
+    for index in range(60):  # more than the guard's threshold
+        (work / "many" / f"f{index}").write_text(f"{index}\n")
+    assert _git(sandbox, "add", ".").returncode == 0
+    assert _git(sandbox, "commit", "-q", "-m", "wide").returncode == 0
+    done = _git(sandbox, "checkout", "-q", "main")
+    assert done.returncode == 0, done.stderr
+    assert not (work / "many").exists()
+    assert sandbox.trashed_names() == []
+    (work / "notes.txt").write_text("only here\n")
+    done = sandbox.run("dash", "-c", "/usr/bin/git clean -q -f", env=sandbox.base_env(**GIT_ENV))
+    assert done.returncode == 0, done.stderr
+    assert sandbox.trashed_names() == ["notes.txt"]
