@@ -14,7 +14,7 @@ import traceback
 
 from safedel import materialize
 
-from . import bigdir, capture, git_calls, guard_load, inprocess, rm_calls, startup, table
+from . import bigdir, capture, git_calls, guard_load, inprocess, prompt, rm_calls, startup, table
 from .harness import new_root
 from .profiles import FULL, QUICK
 
@@ -27,6 +27,7 @@ WORKLOADS = (
     ("node-loop", inprocess.run_node, lambda p: inprocess.node_rows(p.loop_files)),
     ("guard", guard_load.run, lambda p: guard_load.row_list((1, 16))),
     ("run", startup.run_safedel_run, lambda p: startup.run_rows()),
+    ("prompt", prompt.run, lambda p: prompt.row_list()),
     ("capture", capture.run, lambda p: capture.row_list()),
     ("git", git_calls.run, lambda p: git_calls.row_list()),
     # Last: deleting 100,000 files for rm -rf can slow the filesystem for a while.
