@@ -75,6 +75,11 @@ EXPECTED = {
         "true",
         "python -c pass (the interpreter safedel runs on, site included)",
     ],
+    "Interactive prompt, per command line": [
+        f"{shell} command line, bootstrap {state}"
+        for shell in ("bash", "zsh", "fish")
+        for state in ("loaded", "not loaded")
+    ],
     "safedel run --capture": [
         "safedel run --capture -- true",
         "safedel run -- true",
