@@ -126,3 +126,18 @@ def test_the_user_shell_is_told_where_the_bootstrap_ran(sandbox):
     finally:
         terminal.close()
     assert f'"SAFEDEL_USER_ZDOTDIR": "{sandbox.home}/zdot"' in read(sandbox, "env.json")
+
+
+@pytest.mark.parametrize("option", ["KSH_ARRAYS", "SH_WORD_SPLIT", "NO_UNSET"])
+def test_loading_twice_leaves_one_hook_whatever_the_options(sandbox, option):
+    files = {".zshrc": ZSHRC + f"setopt {option}\n" + bootstrap("zsh") * 2}
+    terminal = open_shell(sandbox, ["zsh", "-i"], files)
+    try:
+        for index in range(3):
+            terminal.run(f"printenv SAFEDEL_TURN > turn{index}.txt")
+        terminal.run("print -rl -- ${preexec_functions[@]} ${precmd_functions[@]} > hooks")
+    finally:
+        terminal.close()
+    numbers = [int(read(sandbox, f"turn{index}.txt").rsplit("-", 1)[-1]) for index in range(3)]
+    assert [numbers[1] - numbers[0], numbers[2] - numbers[1]] == [1, 1], numbers
+    assert sorted(read(sandbox, "hooks").split()) == ["__safedel_precmd", "__safedel_preexec"]
