@@ -110,35 +110,39 @@ def removal_errno(path, st, user, parent_st=None):
     return err
 
 
-def whole_tree(path, st, user):
+def whole_tree(path, st, user, asks=False):
     """True when GNU rm -r, as user, would remove every entry of the directory path.
 
     st is lstat(path). The root may remove anything but a mount point; everyone
     else also needs, in every non-empty directory, read, write and search
-    permission, and the sticky rule on each entry of a sticky directory.
+    permission, and the sticky rule on each entry of a sticky directory. With asks
+    (stdin a terminal), GNU would also stop to ask about each write-protected entry,
+    so the tree is whole only if it holds none.
     """
     if mounts_within(path):
         return False
     if user.privileged:
         return True
+    if asks and not user.may(st, W):
+        return False
     try:
         fd = os.open(path, _FLAGS)
     except OSError:
         return empty_despite_mode(path, st, user, None)
     try:
-        return _walk(fd, st, user)
+        return _walk(fd, st, user, asks)
     finally:
         os.close(fd)
 
 
-def _walk(top_fd, top_st, user):
+def _walk(top_fd, top_st, user, asks):
     """Depth first, one descriptor per level, so depth has no limit but the fd table."""
     stack = [[top_fd, top_st, None]]
     try:
         while stack:
             level = stack[-1]
             if level[2] is None:
-                level[2] = _listing(level[0], level[1], user)
+                level[2] = _listing(level[0], level[1], user, asks)
                 if level[2] is None:
                     return False
             if not level[2]:
@@ -165,7 +169,7 @@ def _walk(top_fd, top_st, user):
     return True
 
 
-def _listing(fd, st, user):
+def _listing(fd, st, user, asks):
     """The subdirectory names of the directory fd, or None if GNU could not empty it.
 
     A directory's link count is 2 plus its subdirectories on the usual filesystems
@@ -174,13 +178,17 @@ def _listing(fd, st, user):
     """
     subdirs, empty = [], True
     sticky = st.st_mode & stat.S_ISVTX and st.st_uid != user.uid
-    wanted = st.st_nlink - 2 if st.st_nlink >= 2 and not sticky else -1
+    wanted = st.st_nlink - 2 if st.st_nlink >= 2 and not (sticky or asks) else -1
     try:
         with os.scandir(fd) as entries:
             for entry in entries:
                 empty = False
-                if sticky and entry.stat(follow_symlinks=False).st_uid != user.uid:
-                    return None
+                if sticky or asks:
+                    entry_st = entry.stat(follow_symlinks=False)
+                    if sticky and entry_st.st_uid != user.uid:
+                        return None
+                    if asks and not stat.S_ISLNK(entry_st.st_mode) and not user.may(entry_st, W):
+                        return None
                 if len(subdirs) == wanted:
                     break
                 if entry.is_dir(follow_symlinks=False):

@@ -73,12 +73,23 @@ class RmdirPlanner:
         if not stat.S_ISDIR(st.st_mode) or os.path.islink(path.rstrip(b"/") or b"/"):
             return errno.ENOTDIR
         try:
-            parent = os.lstat(path.rstrip(b"/") + b"/..")
+            # The parent by name: going through '..' would need search permission on
+            # the directory itself, which rmdir does not.
+            head = path.rstrip(b"/")
+            parent = os.stat((os.path.dirname(head) or b".") if head else b"/")
         except OSError as exc:
             return exc.errno
         if (parent.st_dev, parent.st_ino) == (st.st_dev, st.st_ino) or parent.st_dev != st.st_dev:
             return errno.EBUSY
-        return 0 if self.is_empty(path) else errno.ENOTEMPTY
+        from . import rmcheck
+
+        # The kernel judges the parent (write, search, sticky) before the contents.
+        denied = rmcheck.removal_errno(path, st, rmcheck.User(), parent)
+        if denied:
+            return denied
+        if self.is_empty(path) or rmcheck.empty_despite_mode(path, st, rmcheck.User(), None):
+            return 0
+        return errno.ENOTEMPTY
 
     @staticmethod
     def symlink_not_followed(path):
@@ -95,7 +106,20 @@ class RmdirPlanner:
             return False
         if err in (errno.ENOTEMPTY, errno.EEXIST):
             return True
-        return err in _MAYBE_NON_EMPTY and os.path.isdir(path) and not self.is_empty(path)
+        return err in _MAYBE_NON_EMPTY and os.path.isdir(path) and self.seen_entries(path)
+
+    def seen_entries(self, path):
+        """True when path lists an entry not planned away. GNU takes a directory it
+        cannot read for an empty one, so that failure is reported, not forgiven."""
+        try:
+            with os.scandir(path) as listing:
+                return not self.all_gone(path, listing)
+        except OSError:
+            return False
+
+    def all_gone(self, path, listing):
+        dev = os.lstat(path).st_dev
+        return all((dev, entry.inode()) in self.gone for entry in listing)
 
     def attempt(self, path, items):
         if self.verbose:

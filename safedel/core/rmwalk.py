@@ -110,7 +110,7 @@ class Walker:
             return []
         if self.protected(path):
             return [Item(path, True, [])]  # refused whole, untouched, by rmtrash
-        if self.walk_needed(path) or not self.whole(path, st):
+        if self.walk_always(path) or not self.whole(path, st):
             return self.directory(path, st.st_dev, st)[0]
         return [Item(path, True, [])]
 
@@ -129,11 +129,26 @@ class Walker:
         return self._user
 
     def whole(self, path, st, parent_st=None):
-        """True when GNU would remove the directory path and all of it: one rename."""
+        """True when GNU would remove the directory path and all of it, asking nothing
+        on the way: one rename."""
         from . import rmcheck
 
-        return not rmcheck.removal_errno(path, st, self.user, parent_st) and rmcheck.whole_tree(
-            path, st, self.user
+        opts = self.opts
+        asks = opts.interactive == SOMETIMES and opts.stdin_tty and not opts.ignore_missing
+        user = self.user
+        return not rmcheck.removal_errno(path, st, user, parent_st) and rmcheck.whole_tree(
+            path, st, user, asks
+        )
+
+    def walk_always(self, path):
+        """-i, -v, --one-file-system and `link/` need every entry visited; a possible
+        write-protected prompt only if the tree holds something write-protected."""
+        opts = self.opts
+        return (
+            opts.interactive == ALWAYS
+            or opts.verbose
+            or opts.one_file_system
+            or self.is_link_slash(path)
         )
 
     def cannot_remove(self, path, st=None, parent_st=None):
@@ -163,14 +178,6 @@ class Walker:
         from . import rmprompt
 
         return rmprompt.prompt(self, path, is_dir, descend, empty)
-
-    def walk_needed(self, path):
-        """Only prompts, -v, --one-file-system and `link/` need the tree visited."""
-        opts = self.opts
-        quiet = opts.interactive == NEVER or (
-            opts.interactive == SOMETIMES and (self.privileged or not opts.stdin_tty)
-        )
-        return not quiet or opts.verbose or opts.one_file_system or self.is_link_slash(path)
 
     @staticmethod
     def is_link_slash(path):
@@ -231,7 +238,7 @@ class Walker:
         except OSError as exc:
             self.tool.cannot(b"cannot remove", path, exc.errno)
             return [], True, False
-        quiet = not self.walk_needed(path)
+        quiet = not self.walk_always(path)
         for entry in entries:
             child = child_of(path, entry.name)
             try:

@@ -203,3 +203,44 @@ def test_interactive_walk_in_gnus_order(area, answers):
 
     build(root, setup)
     compare(root, home_dir, ["-ri", "---presume-input-tty", "b"], answers)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--ignore-fail-on-non-empty", "x/y"],
+        ["--ignore-fail-on-non-empty", "x/full"],
+        ["-p", "x/y"],
+        ["x/y", "open/m0"],
+    ],
+)
+def test_rmdir_where_the_parent_is_closed(area, args):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "x" / "y").mkdir(parents=True)
+        (base / "x" / "full").mkdir()
+        (base / "x" / "full" / "f").write_text("x")
+        (base / "open" / "m0").mkdir(parents=True)
+        chown(base / "x", base / "open")
+        (base / "x").chmod(0o555)
+        (base / "open" / "m0").chmod(0)
+
+    build(root, setup)
+    compare(root, home_dir, args, tool="rmdir")
+
+
+def test_deep_tree_with_prompts_possible(area):
+    """stdin a terminal: no prompt comes (nothing write-protected), so still one rename."""
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "deep").mkdir()
+        make_deep(os.fsencode(base / "deep"), 52, 200)
+        chown(base / "deep")
+
+    build(root, setup)
+    gnu, trashed = compare(root, home_dir, ["---presume-input-tty", "-r", "deep"], b"n\n")
+    assert gnu.returncode == 0 and trashed == ["deep"]
