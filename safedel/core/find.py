@@ -9,6 +9,7 @@ its entries becomes a single item, so `find build -delete` is one rename.
 
 import errno
 import os
+import stat
 
 from . import gnuopt, rmtrash
 from .gnu import original_environ
@@ -40,6 +41,8 @@ def expression_start(args):
     i = 0
     while i < len(args) and (args[i] in _LEADING or args[i][:2] in (b"-D", b"-O")):
         i += 2 if args[i] == b"-D" else 1
+    if i < len(args) and args[i] == b"--":
+        i += 1  # the end of find's options: what follows may be `-delete` itself
     while i < len(args):
         arg = args[i]
         if (arg[:1] == b"-" and len(arg) > 1) or arg in (b"(", b"!", b")", b","):
@@ -112,7 +115,15 @@ def _run_listing(real, args, start, deletes):
 
 
 def _items(tool, listed):
-    """Items in find's order; a directory listed after all its entries absorbs them."""
+    """Items in find's order; a directory listed after all its entries absorbs them.
+
+    An entry whose unlink or rmdir GNU find would see fail (the parent's permission
+    bits, the sticky rule, a mount point) gets find's message and stays, and so does
+    every directory above it: never a whole rename over something GNU keeps.
+    """
+    from . import rmcheck
+
+    user = rmcheck.User()
     items, whole, absorbed = [], {}, set()  # whole: listed paths gone with all they hold
     for path in listed:
         if path == b".":
@@ -121,7 +132,18 @@ def _items(tool, listed):
         if last in (b".", b".."):
             tool.cannot(b"cannot delete", path, errno.EINVAL if last == b"." else errno.ENOTEMPTY)
             continue
-        is_dir = os.path.isdir(path) and not os.path.islink(path)
+        try:
+            st = os.lstat(path)
+        except OSError as exc:
+            tool.cannot(b"cannot delete", path, exc.errno)
+            continue
+        denied = rmcheck.removal_errno(path, st, user)
+        if not denied and stat.S_ISDIR(st.st_mode) and rmcheck.is_mount_point(path):
+            denied = errno.EBUSY
+        if denied:
+            tool.cannot(b"cannot delete", path, denied)
+            continue
+        is_dir = stat.S_ISDIR(st.st_mode)
         item, complete = Item(path, is_dir, [], whole=False), True
         if is_dir:
             try:

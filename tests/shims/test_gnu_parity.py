@@ -53,10 +53,15 @@ def chown(*paths):
     subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", *map(str, paths)], check=True)
 
 
-def compare(root, home_dir, args, stdin=b"", tool="rm"):
+def compare(root, home_dir, args, stdin=b"", tool="rm", any_order=False):
+    """any_order: find's own messages (from its traversal) come before ours, which
+    GNU find interleaves; the lines must still be the same ones."""
     runs = nobody_run(root, home_dir, args, stdin, tool=tool)
     gnu, ours = runs["gnu"], runs["ours"]
-    assert ours.stderr == gnu.stderr
+    if any_order:
+        assert sorted(ours.stderr.splitlines()) == sorted(gnu.stderr.splitlines())
+    else:
+        assert ours.stderr == gnu.stderr
     assert (ours.returncode, ours.stdout) == (gnu.returncode, gnu.stdout)
     after = snapshot(root / "ours")
     assert after == snapshot(root / "gnu")
@@ -244,3 +249,100 @@ def test_deep_tree_with_prompts_possible(area):
     build(root, setup)
     gnu, trashed = compare(root, home_dir, ["---presume-input-tty", "-r", "deep"], b"n\n")
     assert gnu.returncode == 0 and trashed == ["deep"]
+
+
+def find_tree(base):
+    (base / "d" / "ro").mkdir(parents=True)
+    (base / "d" / "ro" / "f").write_text("x")
+    (base / "d" / "m0").mkdir()
+    (base / "d" / "s").mkdir()
+    (base / "d" / "s" / "mine").write_text("x")
+    (base / "d" / "ok" / "deeper").mkdir(parents=True)
+    (base / "d" / "ok" / "deeper" / "g").write_text("x")
+    (base / "e" / "f").mkdir(parents=True)
+    chown(base / "d", base / "e")
+    (base / "d" / "s" / "theirs").write_text("x")
+    (base / "d" / "s").chmod(0o1777)
+    (base / "d" / "ro").chmod(0o555)
+    (base / "d" / "m0").chmod(0)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["d", "-delete"],
+        ["d/ok", "d/ro", "-delete"],
+        ["d", "-name", "f", "-delete"],
+        ["e", "-delete"],
+    ],
+)
+def test_find_delete_keeps_what_gnu_find_keeps(area, args):
+    root, home_dir = area
+    fresh(root)
+    build(root, find_tree)
+    gnu, trashed = compare(root, home_dir, args, tool="find", any_order=True)
+    if args == ["d", "-delete"]:
+        assert "d" not in trashed and "d/ok" in trashed
+
+
+def test_find_double_dash_delete(area):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "sub").mkdir()
+        (base / "sub" / "f").write_text("x")
+        chown(base / "sub")
+
+    build(root, setup)
+    for name in ("gnu", "ours"):
+        (root / name).chmod(0o755)
+        chown(root / name)
+    gnu, trashed = compare(root, home_dir, ["--", "-delete"], tool="find")
+    assert gnu.returncode == 0 and trashed == ["sub"]
+
+
+@pytest.fixture
+def mounted(sandbox):
+    """work/{gnu,ours}/top/{a/f, mnt} with a live tmpfs on each mnt (holding x)."""
+    require("mount")
+    mounts = []
+    for name in ("gnu", "ours"):
+        top = sandbox.work / name / "top"
+        (top / "a").mkdir(parents=True)
+        (top / "a" / "f").write_text("x")
+        (top / "mnt").mkdir()
+        done = subprocess.run(["mount", "-t", "tmpfs", "safedel-test", str(top / "mnt")])
+        if done.returncode != 0:
+            pytest.skip("cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)")
+        mounts.append(top / "mnt")
+        (top / "mnt" / "x").write_text("x")
+    yield sandbox
+    for point in mounts:
+        subprocess.run(["umount", "-l", str(point)], check=False)
+
+
+def without_trash_dirs(tree):
+    return {p: kind for p, kind in tree.items() if b"/.Trash-" not in b"/" + os.fsencode(p)}
+
+
+@pytest.mark.parametrize("tool,args", [("rm", ["-rf", "top"]), ("find", ["top", "-delete"])])
+def test_a_live_mount_point_is_never_trashed(mounted, tool, args):
+    from gnu_side_by_side import SideBySide
+
+    pair = SideBySide(mounted, tool)
+    gnu, ours = pair.run(args)
+    assert (ours.status, ours.stdout) == (gnu.status, gnu.stdout)
+    assert b"Device or resource busy" in gnu.stderr
+    if tool == "rm":
+        assert ours.stderr == gnu.stderr
+    else:
+        assert sorted(ours.stderr.splitlines()) == sorted(gnu.stderr.splitlines())
+    # What GNU removed is gone from ours too (the tmpfs's own trash dir aside).
+    assert without_trash_dirs(ours.after) == without_trash_dirs(gnu.after)
+    assert os.path.ismount(mounted.work / "ours" / "top" / "mnt")
+    assert not any(
+        "/mnt" in event["path"] and event["path"].endswith("mnt")
+        for event in mounted.report()
+        if event["operation"] == "trash"
+    )
