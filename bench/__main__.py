@@ -14,7 +14,18 @@ import traceback
 
 from safedel import materialize
 
-from . import bigdir, capture, git_calls, guard_load, inprocess, prompt, rm_calls, startup, table
+from . import (
+    bigdir,
+    capture,
+    git_calls,
+    guard_load,
+    inprocess,
+    net,
+    prompt,
+    rm_calls,
+    startup,
+    table,
+)
 from .harness import new_root
 from .profiles import FULL, QUICK
 
@@ -30,6 +41,7 @@ WORKLOADS = (
     ("prompt", prompt.run, lambda p: prompt.row_list()),
     ("capture", capture.run, lambda p: capture.row_list()),
     ("git", git_calls.run, lambda p: git_calls.row_list()),
+    ("net", net.run, lambda p: net.row_list()),
     # Last: deleting 100,000 files for rm -rf can slow the filesystem for a while.
     ("bigdir", bigdir.run, lambda p: bigdir.row_list(p.bigdir_files)),
 )

@@ -88,6 +88,14 @@ EXPECTED = {
         "safedel run --capture -- cat 5 MB",
         "safedel run -- cat 5 MB, stdout to a file",
     ],
+    "net": [
+        "safedel run -- true, net on",
+        "safedel run --net off -- true",
+        "10,000 temp files created and unlinked, net on",
+        "the same loop, --net off",
+        "/bin/rm -rf of 1,000 files under dash, through the net",
+        "rm -rf of 1,000 files, through the rm shim",
+    ],
 }
 
 

@@ -1,0 +1,77 @@
+"""The seccomp net: what it adds to `safedel run`, to an exempt temp-file loop, and
+how GNU rm -rf through the net compares with the rm shim.
+
+Every unlink of the loop is a round trip to the supervisor thread, which finds the
+temp dir exempt and answers CONTINUE. `/bin/rm -rf` under dash reaches the net entry by
+entry (each trashed on its own); plain `rm -rf` goes to the shim, one rename.
+"""
+
+import os
+import shutil
+
+from . import rows
+from .harness import PYTHON, Sandbox, interleave, make_tree, script, timed_spawn, tool
+from .startup import safedel_command
+
+RUN_ON = "safedel run -- true, net on"
+RUN_OFF = "safedel run --net off -- true"
+LOOP_ON = "10,000 temp files created and unlinked, net on"
+LOOP_OFF = "the same loop, --net off"
+RM_NET = "/bin/rm -rf of 1,000 files under dash, through the net"
+RM_SHIM = "rm -rf of 1,000 files, through the rm shim"
+LOOP_FILES = 10_000
+RM_DIRS, RM_FILES = 10, 100
+
+
+def row_list():
+    workload = "net"
+    return [
+        rows.Row(workload, RUN_ON, "per run", rows.plus(RUN_OFF, 0.010)),
+        rows.Row(workload, RUN_OFF, "per run", anchor_of=RUN_ON),
+        rows.Row(workload, LOOP_ON, "per run", rows.times(LOOP_OFF, 2)),
+        rows.Row(workload, LOOP_OFF, "per run", anchor_of=LOOP_ON),
+        rows.Row(workload, RM_NET, "per run", anchor_of=RM_SHIM),
+        rows.Row(workload, RM_SHIM, "per run", anchor_of=RM_NET),
+    ]
+
+
+def run(profile, root, shim_home):
+    sandbox = Sandbox(root, "net", shim_home)
+    try:
+        from safedel.net import kernel_supports
+
+        supported, why = kernel_supports()
+        dash, true = tool("dash"), tool("true")
+        if not (supported and dash and true):
+            reason = why if not supported else "dash or true is not installed"
+            return rows.fill(row_list(), {}, {row.subject: reason for row in row_list()})
+        env = sandbox.base_env()
+        errors = os.path.join(sandbox.root, "stderr")
+        run = [*safedel_command(), "run", "-q", "--threshold", "99999"]
+        loop = [PYTHON, "-I", script("temp_loop.py"), sandbox.tmpdir, str(LOOP_FILES)]
+        counter = iter(range(1_000_000))
+
+        def rm_tree(argv_for):
+            def timed():
+                top = os.path.join(sandbox.work, f"t{next(counter)}")
+                make_tree(top, RM_DIRS, RM_FILES)
+                shutil.rmtree(sandbox.trash, ignore_errors=True)  # no collision suffixes
+                seconds = timed_spawn(argv_for(top), env, errors)
+                if os.path.lexists(top):
+                    raise RuntimeError(f"{top} was not removed")
+                return seconds
+
+            return timed
+
+        timers = {
+            RUN_ON: lambda: timed_spawn([*run, "--", true], env, errors),
+            RUN_OFF: lambda: timed_spawn([*run, "--net", "off", "--", true], env, errors),
+            LOOP_ON: lambda: timed_spawn([*run, "--", *loop], env, errors),
+            LOOP_OFF: lambda: timed_spawn([*run, "--net", "off", "--", *loop], env, errors),
+            RM_NET: rm_tree(lambda top: [*run, "--", dash, "-c", f"/bin/rm -rf '{top}'"]),
+            RM_SHIM: rm_tree(lambda top: [*run, "--", dash, "-c", f"rm -rf '{top}'"]),
+        }
+        results = interleave(timers, profile.loop_rounds, profile.warmup)
+        return rows.fill(row_list(), results, {})
+    finally:
+        sandbox.close()
