@@ -6,9 +6,9 @@ __safedel_complete_table() {
     'bootstrap') commands='' options='--help' values='' ;;
     'doctor') commands='' options='--help --json' values='' ;;
     'env') commands='' options='--help --shell --json --session --turn --tool-call --threshold --report --trash-dir --no-exempt' values='--shell --session --turn --tool-call --threshold --report --trash-dir' ;;
-    'guard approve') commands='' options='--help --session --turn --state-dir --outside-workspace' values='--session --turn --state-dir' ;;
-    'guard reject') commands='' options='--help --session --turn --state-dir' values='--session --turn --state-dir' ;;
-    'guard reset') commands='' options='--help --session --turn --state-dir --all' values='--session --turn --state-dir' ;;
+    'guard approve') commands='' options='--help --session --turn --state-dir --outside-workspace --token-file' values='--session --turn --state-dir --token-file' ;;
+    'guard reject') commands='' options='--help --session --turn --state-dir --token-file' values='--session --turn --state-dir --token-file' ;;
+    'guard reset') commands='' options='--help --session --turn --state-dir --all --token-file' values='--session --turn --state-dir --token-file' ;;
     'guard signal') commands='' options='--help --session --turn --state-dir --tool-call' values='--session --turn --state-dir --tool-call' ;;
     'guard status') commands='' options='--help --session --turn --state-dir --json' values='--session --turn --state-dir' ;;
     'guard') commands='approve reject reset signal status' options='--help' values='' ;;
@@ -17,7 +17,7 @@ __safedel_complete_table() {
     'report') commands='' options='--help --json' values='' ;;
     'restore') commands='' options='--help --turn --session --last --rename --overwrite --all --json --report' values='--turn --session --report' ;;
     'rm') commands='' options='--help' values='' ;;
-    'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --keep-turn-file --keep-background --workspace --outside-workspace' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --workspace --outside-workspace' ;;
+    'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --approval-token-file --keep-turn-file --keep-background --workspace --outside-workspace' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --approval-token-file --workspace --outside-workspace' ;;
     'shims') commands='' options='--help --dir' values='--dir' ;;
     'undo') commands='' options='--help --session -n --dry-run --rename --json --report' values='--session -n --report' ;;
     'workspace add') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;

@@ -34,6 +34,7 @@ VALUE_OPTIONS = {
     "--workspace": "workspace",
     "--outside-workspace": "outside_workspace",
     "--net": "net",
+    "--approval-token-file": "approval_token_file",
 }
 REPEATABLE = {"workspace"}
 FLAG_OPTIONS = {
@@ -165,6 +166,13 @@ def execute(options, command):
     plan = options.get("plan")
     if plan is not None:
         env["SAFEDEL_PROMPT"] = "0"  # no terminal to ask on: the harness asks
+    if plan is not None or options.get("result") or options.get("json"):
+        env["SAFEDEL_HARNESS"] = "1"  # refusals then tell the model to ask, not what to run
+    try:
+        _record_run(options, env, run_id)
+    except OSError as exc:
+        sys.stderr.write(f"safedel run: {exc.strerror or exc}: {exc.filename or ''}\n")
+        return 2
     report_path = env["SAFEDEL_REPORT"]
     offset = _size(report_path)
     views = outputs = None
@@ -204,6 +212,34 @@ def execute(options, command):
         refused = [e for e in events if e.get("operation") == "refuse"]
         _summarise(trashed, refused, env["SAFEDEL_TURN"])
     return outcome.shell_code
+
+
+def _record_run(options, env, run_id):
+    """Fix the run's session, turn, tool call and threshold where the shims under it
+    read them (core/runrecord.py), and set up the harness's approval token."""
+    from .core import runrecord
+    from .core import settings as core_settings
+    from .executor import capture
+
+    state_dir = env["SAFEDEL_STATE_DIR"]
+    capture.prune(state_dir)
+    fixed = core_settings.load(env)
+    runrecord.write(
+        state_dir,
+        run_id,
+        {
+            "session": fixed.session,
+            "turn": fixed.turn,
+            "toolCall": fixed.tool_call,
+            "threshold": fixed.threshold,
+            "pid": os.getpid(),
+        },
+    )
+    if options.get("approval_token_file"):
+        from . import approval
+
+        token = approval.ensure_token(options["approval_token_file"])
+        approval.record(state_dir, fixed.session, token)
 
 
 def _plain_outcome(exit_code, signum, started):

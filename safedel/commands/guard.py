@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from .. import approval
 from ..core import guard, settings
 from ..core.signals import take_pending
 
@@ -25,6 +26,9 @@ Turn = Annotated[
     Text, typer.Option(help="Turn id (default: $SAFEDEL_TURN_FILE's content, or $SAFEDEL_TURN).")
 ]
 StateDir = Annotated[Text, typer.Option(help="State directory (default: $SAFEDEL_STATE_DIR).")]
+TokenFile = Annotated[
+    Text, typer.Option(help="The approval token file that safedel run --approval-token-file made.")
+]
 
 
 class Target:
@@ -105,20 +109,35 @@ def approve(
         bool,
         typer.Option("--outside-workspace", help="Allow deletions outside the workspace instead."),
     ] = False,
+    token_file: TokenFile = None,
 ) -> None:
     """Allow bulk deletion (or, with --outside-workspace, deletions outside the
     workspace) for the rest of the turn."""
-    _mark(guard.APPROVE_OUTSIDE if outside_workspace else "approve", session, turn, state_dir)
+    op = guard.APPROVE_OUTSIDE if outside_workspace else "approve"
+    _mark(op, session, turn, state_dir, token_file)
 
 
 @app.command()
-def reject(session: Session = None, turn: Turn = None, state_dir: StateDir = None) -> None:
+def reject(
+    session: Session = None,
+    turn: Turn = None,
+    state_dir: StateDir = None,
+    token_file: TokenFile = None,
+) -> None:
     """Refuse every further deletion the guard counts in the turn."""
-    _mark("reject", session, turn, state_dir)
+    _mark("reject", session, turn, state_dir, token_file)
 
 
-def _mark(op, session, turn, state_dir):
+def _allowed(target, token_file, what):
+    """Stop here, saying why, when this process may not decide for the user."""
+    why = approval.refusal(target.state_dir, target.session, token_file)
+    if why is not None:
+        _fail(f"{what}: {why}")
+
+
+def _mark(op, session, turn, state_dir, token_file):
     target = Target(session, turn, state_dir)
+    _allowed(target, token_file, {"reject": "reject"}.get(op, "approve"))
     target.settings.state_dir = target.state_dir
     target.settings.session, target.settings.turn = target.session, target.turn
     try:
@@ -139,11 +158,13 @@ def reset(
     whole_session: Annotated[
         bool, typer.Option("--all", help="Forget every turn of the session (the default).")
     ] = False,
+    token_file: TokenFile = None,
 ) -> None:
     """Forget a turn (--turn), or every turn of the session (no --turn, or --all)."""
     if whole_session and turn:
         raise typer.BadParameter("give --turn or --all, not both", param_hint="--all")
     target = Target(session, turn, state_dir)
+    _allowed(target, token_file, "reset")
     try:
         removed = guard.reset(target.state_dir, target.session, turn)
     except guard.GuardError as exc:

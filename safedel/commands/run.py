@@ -38,6 +38,9 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result object instead of the output.")
     ] = False,
+    approval_token_file: Annotated[
+        Text, typer.Option(help="Create (or reuse) this approval token for the session.")
+    ] = None,
     keep_turn_file: Annotated[
         bool,
         typer.Option("--keep-turn-file", help="Keep an inherited SAFEDEL_TURN_FILE with --turn."),
@@ -77,6 +80,7 @@ def run(
             "json": as_json,
             "keep_background": keep_background,
             "keep_turn_file": keep_turn_file,
+            "approval_token_file": approval_token_file,
             "workspace": workspace,
             "outside_workspace": outside_workspace,
         }.items()

@@ -76,7 +76,7 @@ def _refuse(settings, runtime, decision, targets, announce):
         reason = (
             f"bulk guard: {len(targets)} more would pass this turn's limit of "
             f"{decision.threshold} (already {decision.count}); nothing was deleted; "
-            "run `safedel guard approve` to allow it"
+            + markers.approve_hint("run `safedel guard approve` to allow it")
         )
     if announce:
         announce(reason)

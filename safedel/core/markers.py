@@ -18,6 +18,14 @@ OUTSIDE_WORKSPACE = "SAFE_DELETE_OUTSIDE_WORKSPACE"
 MAX_TARGETS = 20
 
 
+def approve_hint(command_hint):
+    """How a refusal message ends. Under a harness the reader is a model, which should
+    ask its user rather than approve for them, so it is told no command to run."""
+    if os.environ.get("SAFEDEL_HARNESS") == "1":
+        return "the user must approve it"
+    return command_hint
+
+
 def format_marker(kind, payload):
     body = jsonl.dumps(payload)
     return f"{PREFIX}[{kind}] {body}\n"

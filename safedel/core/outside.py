@@ -54,7 +54,9 @@ def check(settings, targets, refuse):
     first = found[0] if len(found) == 1 else f"{found[0]} and {len(found) - 1} more"
     reason = (
         f"outside the workspace: {first} is in no workspace folder; nothing was deleted; "
-        "run `safedel guard approve --outside-workspace` or `safedel workspace add` to allow it"
+        + markers.approve_hint(
+            "run `safedel guard approve --outside-workspace` or `safedel workspace add` to allow it"
+        )
     )
     markers.emit(markers.OUTSIDE_WORKSPACE, payload)
     write_signal(settings, KIND, payload)

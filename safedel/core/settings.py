@@ -136,14 +136,27 @@ def load(environ=None):
         found = host.current() if environ is os.environ else host.detect(environ)
         prompt_raw = "1" if found.attended else "0"
     state_dir = environ.get("SAFEDEL_STATE_DIR") or default_state_dir(environ)
+    who = {
+        "session": environ.get("SAFEDEL_SESSION") or "default",
+        "turn": current_turn(environ),
+        "toolCall": environ.get("SAFEDEL_TOOL_CALL") or "",
+        "threshold": threshold,
+    }
+    if environ.get("SAFEDEL_RUN_ID"):
+        # Under `safedel run` these were fixed when the run started: the command
+        # cannot move its deletions to another turn or lift the threshold for itself.
+        from . import runrecord
+
+        fixed = runrecord.read(state_dir, environ["SAFEDEL_RUN_ID"]) or {}
+        who.update({k: fixed[k] for k in runrecord.FIELDS if fixed.get(k) is not None})
     return Settings(
         active=environ.get("SAFEDEL_ACTIVE") == "1",
-        session=environ.get("SAFEDEL_SESSION") or "default",
-        turn=current_turn(environ),
-        tool_call=environ.get("SAFEDEL_TOOL_CALL") or "",
+        session=who["session"],
+        turn=who["turn"],
+        tool_call=who["toolCall"],
         state_dir=state_dir,
         report=environ.get("SAFEDEL_REPORT") or os.path.join(state_dir, "report.jsonl"),
-        threshold=threshold,
+        threshold=who["threshold"],
         trash_dir=environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None,
         exempt=tuple(p for p in exempt_raw.split(os.pathsep) if p),
         prompt=str(prompt_raw).strip().lower() not in ("0", "false", "no", "off"),

@@ -23,7 +23,6 @@ def run(plan, command, env, run_id, spawn=None):
     """(outcome, views, outputs) for command; views maps stream -> (text, truncated).
     spawn replaces os.posix_spawn (the net installs its filter that way)."""
     state_dir = env["SAFEDEL_STATE_DIR"]
-    capture.prune(state_dir)
     outputs = capture.Outputs(state_dir, run_id, plan.stdout_file, plan.stderr_file)
     try:
         execution = process.Execution(

@@ -78,7 +78,11 @@ function authorize(settings, absolute, syscall, path) {
   }
   const reason =
     `bulk guard: 1 more would pass this turn's limit of ${decision.threshold} ` +
-    `(already ${decision.count}); nothing was deleted; run \`safedel guard approve\` to allow it`;
+    `(already ${decision.count}); nothing was deleted; ` +
+    // Under a harness the reader is a model: it should ask its user, not approve.
+    (process.env.SAFEDEL_HARNESS === '1'
+      ? 'the user must approve it'
+      : 'run `safedel guard approve` to allow it');
   refuse(settings, CONFIRM_REQUIRED, 'confirmRequired', reason, payload, targets);
   return refused(reason, syscall, path);
 }

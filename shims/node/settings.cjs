@@ -14,7 +14,9 @@ const SYSTEM_DIRS = new Set(
     .map((name) => '/' + name)
 );
 const warned = new Set();
-const { readFileSync, lstatSync, realpathSync, writeSync } = require('./originals.cjs');
+const { O_RDONLY } = require('fs').constants;
+const originals = require('./originals.cjs');
+const { closeSync, readFileSync, lstatSync, realpathSync, writeSync } = originals;
 const { printable } = require('./refusal.cjs');
 
 function warnOnce(message) {
@@ -105,6 +107,27 @@ function currentTurn(env) {
   return env.SAFEDEL_TURN || 'default';
 }
 
+function runRecord(stateDir, runId) {
+  if (!runId || runId.includes('/') || runId === '.' || runId === '..') return {};
+  try {
+    const { openUnder } = require('./private.cjs');
+    const fd = openUnder(stateDir, ['runs', runId, 'run.json'], O_RDONLY, false);
+    let record;
+    try {
+      record = JSON.parse(readFileSync(fd, 'latin1'));
+    } finally {
+      closeSync(fd);
+    }
+    const fixed = {};
+    for (const key of ['session', 'turn', 'toolCall', 'threshold']) {
+      if (record && record[key] !== undefined && record[key] !== null) fixed[key] = record[key];
+    }
+    return fixed;
+  } catch {
+    return {};
+  }
+}
+
 function load(env) {
   const config = readConfig(configPath(env));
   const threshold =
@@ -114,13 +137,22 @@ function load(env) {
   let exempt = env.SAFEDEL_EXEMPT !== undefined ? env.SAFEDEL_EXEMPT : config.exempt;
   if (exempt === undefined) exempt = env.TMPDIR || env.TEMP || env.TMP || '/tmp';
   const stateDir = env.SAFEDEL_STATE_DIR || defaultStateDir(env);
-  return {
+  const who = {
     session: env.SAFEDEL_SESSION || 'default',
     turn: currentTurn(env),
     toolCall: env.SAFEDEL_TOOL_CALL || '',
+    threshold,
+  };
+  // Under `safedel run` these were fixed when the run started (runs/<id>/run.json): the
+  // command cannot move its deletions to another turn or lift the threshold for itself.
+  Object.assign(who, runRecord(stateDir, env.SAFEDEL_RUN_ID));
+  return {
+    session: who.session,
+    turn: who.turn,
+    toolCall: who.toolCall,
     stateDir,
     report: env.SAFEDEL_REPORT || nativePath.join(stateDir, 'report.jsonl'),
-    threshold,
+    threshold: who.threshold,
     trashDir: env.SAFEDEL_TRASH_DIR || config.trash_dir || null,
     exempt: exempt.split(nativePath.delimiter).filter(Boolean),
   };
