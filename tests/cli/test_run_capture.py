@@ -200,7 +200,7 @@ def test_stdout_and_stderr_files_chosen_by_the_harness(sandbox):
     assert out.read_bytes() == b"\x1b[32mok\xff\n" and err.read_bytes() == b"e\n"
     assert result["outputFiles"] == {"stdout": str(out), "stderr": str(err)}
     assert result["stdout"] == "ok\ufffd\n"
-    assert not (sandbox.state / "runs" / result["runId"]).exists()
+    assert os.listdir(sandbox.state / "runs" / result["runId"]) == ["run.json"]
 
 
 def test_json_prints_the_result_instead_of_the_view(sandbox):
