@@ -12,6 +12,7 @@ import re
 
 import pytest
 from conftest import require
+from ptyshell import ANSI
 from rcshell import bootstrap, interrupt, noise, open_shell
 
 # The user's prompt code: records what it sees before drawing the prompt.
@@ -104,10 +105,9 @@ def run_cell(terminal, sandbox, shell, cell, index):
         (rc / ".zshrc").write_text(cell_rc(shell, options, code, order, where))
         start = f"ZDOTDIR={rc} zsh -i"
     problems = []
+    began = len(terminal.output)
     terminal.send(start + "\n")
-    status, shown = terminal.run("true")
-    if noise(shown, (start, "true")):
-        problems.append(f"printed {noise(shown, (start, 'true'))}")
+    terminal.run("true")
     terminal.send("! false | true\n")
     terminal.run('echo "$__cell_seen" > seen')
     negated_ok = "1 0"
@@ -125,6 +125,10 @@ def run_cell(terminal, sandbox, shell, cell, index):
     status, shown = terminal.run("/bin/rm victim")
     if status != 0:
         problems.append(f"/bin/rm: {shown}")
+    typed = (start, "true", "! false | true", "false && x", "(exit 3)", "/bin/rm victim")
+    printed = noise(ANSI.sub(b"", terminal.output[began:]).decode("utf-8", "replace"), typed)
+    if printed:
+        problems.append(f"printed {printed}")
     terminal.send("exit\n")
     status, _ = terminal.run("true")
     seen = (where / "seen").read_text().split()
