@@ -1,12 +1,14 @@
 """Where a bootstrapped shell hands over to another user or another PATH: `su` stays
 quiet, and the two gaps in the README's coverage table (`sudo rm`, `bash -l -c 'rm …'`)
-really delete."""
+really delete in an interactive shell, while `safedel run`'s net catches them."""
 
 import os
 
 import pytest
-from conftest import require
+from conftest import IN_CI, require
 from rcshell import bootstrap, open_shell, read
+
+from safedel.net import kernel_supports
 
 BASHRC = {".bashrc": "PS1='$ '\n" + bootstrap("bash")}
 
@@ -69,3 +71,22 @@ def test_bin_rm_in_a_login_bash_is_still_covered(sandbox):
         terminal.close()
     assert status == 0, shown
     assert sandbox.trashed_names() == ["kept"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["sudo", "rm", "victim"], ["bash", "-l", "-c", "rm victim"]],
+    ids=["sudo secure_path", "login bash resets PATH"],
+)
+def test_under_safedel_run_the_net_catches_both_gaps(sandbox, command):
+    """The interactive bootstrap has no net; `safedel run` has, below PATH."""
+    ok, why = kernel_supports()
+    if not ok:
+        (pytest.fail if IN_CI else pytest.skip)(f"the net is required here: {why}")
+    if command[0] == "sudo":
+        root_only()
+        require("sudo")
+    (sandbox.work / "victim").write_text("keep me")
+    done = sandbox.run(*command)
+    assert done.returncode == 0, done.stderr
+    assert sandbox.trashed_names() == ["victim"]
