@@ -4,7 +4,7 @@
 __safedel_complete_table() {
   case $1 in
     'bootstrap') commands='' options='--help' values='' ;;
-    'doctor') commands='' options='--help --json' values='' ;;
+    'doctor') commands='' options='--help --json --repair' values='' ;;
     'env') commands='' options='--help --shell --json --session --turn --tool-call --threshold --report --trash-dir --no-exempt' values='--shell --session --turn --tool-call --threshold --report --trash-dir' ;;
     'guard approve') commands='' options='--help --session --turn --state-dir --outside-workspace --token-file' values='--session --turn --state-dir --token-file' ;;
     'guard reject') commands='' options='--help --session --turn --state-dir --token-file' values='--session --turn --state-dir --token-file' ;;
@@ -12,10 +12,11 @@ __safedel_complete_table() {
     'guard signal') commands='' options='--help --session --turn --state-dir --tool-call' values='--session --turn --state-dir --tool-call' ;;
     'guard status') commands='' options='--help --session --turn --state-dir --json' values='--session --turn --state-dir' ;;
     'guard') commands='approve reject reset signal status' options='--help' values='' ;;
-    'list') commands='' options='--help --turn --session --since --report --json --git' values='--turn --session --since --report' ;;
+    'list') commands='' options='--help --turn --session --since --report --json --git --turns' values='--turn --session --since --report' ;;
     'markers') commands='' options='--help --json' values='' ;;
+    'purge') commands='' options='--help --older-than --turn --session --regenerable --all --max-size --yes --dry-run --report' values='--older-than --turn --session --max-size --report' ;;
     'report') commands='' options='--help --json' values='' ;;
-    'restore') commands='' options='--help --turn --session --last --rename --overwrite --all --json --report' values='--turn --session --report' ;;
+    'restore') commands='' options='--help --turn --session --last --rename --overwrite --all --json --orphan --to --report' values='--turn --session --orphan --to --report' ;;
     'rm') commands='' options='--help' values='' ;;
     'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --approval-token-file --keep-turn-file --keep-background --workspace --outside-workspace' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --approval-token-file --workspace --outside-workspace' ;;
     'shims') commands='' options='--help --dir' values='--dir' ;;
@@ -24,7 +25,7 @@ __safedel_complete_table() {
     'workspace list') commands='' options='--help --session --state-dir --json' values='--session --state-dir' ;;
     'workspace remove') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;
     'workspace') commands='add list remove' options='--help' values='' ;;
-    '') commands='bootstrap doctor env guard list markers report restore rm run shims undo workspace' options='--help' values='' ;;
+    '') commands='bootstrap doctor env guard list markers purge report restore rm run shims undo workspace' options='--help' values='' ;;
     *) \builtin return 1 ;;
   esac
 }

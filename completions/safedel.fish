@@ -1,6 +1,6 @@
 # safedel completion for fish. Generated from the CLI by `python -m safedel.completions`;
 # do not edit. Completes commands and options from a table, with no process per TAB.
-set --global __safedel_chains 'bootstrap' 'doctor' 'env' 'guard approve' 'guard reject' 'guard reset' 'guard signal' 'guard status' 'guard' 'list' 'markers' 'report' 'restore' 'rm' 'run' 'shims' 'undo' 'workspace add' 'workspace list' 'workspace remove' 'workspace'
+set --global __safedel_chains 'bootstrap' 'doctor' 'env' 'guard approve' 'guard reject' 'guard reset' 'guard signal' 'guard status' 'guard' 'list' 'markers' 'purge' 'report' 'restore' 'rm' 'run' 'shims' 'undo' 'workspace add' 'workspace list' 'workspace remove' 'workspace'
 
 # The commands typed so far ("guard status"), ignoring options and their values.
 function __safedel_chain
@@ -20,6 +20,7 @@ end
 complete -c safedel -n '__safedel_at \'bootstrap\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'doctor\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'doctor\'' -l 'json' -d 'Print a JSON list.'
+complete -c safedel -n '__safedel_at \'doctor\'' -l 'repair' -d 'Remove info files whose item is gone; list items without one.'
 complete -c safedel -n '__safedel_at \'env\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'env\'' -l 'shell' -r -d 'One of: bash, zsh, sh, fish, powershell.'
 complete -c safedel -n '__safedel_at \'env\'' -l 'json' -d 'Print a JSON object.'
@@ -70,8 +71,19 @@ complete -c safedel -n '__safedel_at \'list\'' -l 'since' -r -d 'Only items tras
 complete -c safedel -n '__safedel_at \'list\'' -l 'report' -r -d 'Report to read for --turn/--session.'
 complete -c safedel -n '__safedel_at \'list\'' -l 'json' -d 'Print a JSON array.'
 complete -c safedel -n '__safedel_at \'list\'' -l 'git' -d 'List git snapshots (reset, checkout, stash, branch).'
+complete -c safedel -n '__safedel_at \'list\'' -l 'turns' -d 'One line per session and turn: items, size, when.'
 complete -c safedel -n '__safedel_at \'markers\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'markers\'' -l 'json' -d 'Print {"markers", "askUser", "ask"} as JSON.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'help' -d 'Show help and exit.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'older-than' -r -d 'Only items trashed over this long ago: 30d.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'turn' -r -d 'Only what this turn trashed.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'session' -r -d 'Only what this session trashed.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'regenerable' -d 'Only items the guard did not count.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'all' -d 'Everything in the trash.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'max-size' -r -d 'Remove the oldest items until the trash fits: 10G.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'yes' -d 'Do not ask.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'dry-run' -d 'Only list what would go.'
+complete -c safedel -n '__safedel_at \'purge\'' -l 'report' -r -d 'Report to read and append to.'
 complete -c safedel -n '__safedel_at \'report\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'report\'' -l 'json' -d 'Print a JSON array.'
 complete -c safedel -n '__safedel_at \'restore\'' -l 'help' -d 'Show help and exit.'
@@ -82,6 +94,8 @@ complete -c safedel -n '__safedel_at \'restore\'' -l 'rename' -d 'If the path ex
 complete -c safedel -n '__safedel_at \'restore\'' -l 'overwrite' -d 'If the path exists, trash it and restore (never a directory).'
 complete -c safedel -n '__safedel_at \'restore\'' -l 'all' -d 'Pick from everything, not only under this directory.'
 complete -c safedel -n '__safedel_at \'restore\'' -l 'json' -d 'Print the outcome as JSON.'
+complete -c safedel -n '__safedel_at \'restore\'' -l 'orphan' -r -d 'A trash item that lost its info file (see doctor --repair).'
+complete -c safedel -n '__safedel_at \'restore\'' -l 'to' -r -d 'Where --orphan goes back to.'
 complete -c safedel -n '__safedel_at \'restore\'' -l 'report' -r -d 'Report to read and append to.'
 complete -c safedel -n '__safedel_at \'rm\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'run\'' -l 'help' -d 'Show help and exit.'
@@ -140,6 +154,7 @@ complete -c safedel -n '__safedel_at \'\'' -f -a 'env' -d 'Print the shim enviro
 complete -c safedel -n '__safedel_at \'\'' -f -a 'guard' -d 'The per-turn bulk guard: status, approve, reject, reset, signal.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'list' -d 'List the items in every trash dir safedel can see, including other...'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'markers' -d 'Read marker lines the way a harness should, and say whether to ask...'
+complete -c safedel -n '__safedel_at \'\'' -f -a 'purge' -d 'Delete items from the trash for good (every trash dir safedel lists).'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'report' -d 'Summarize a report: per turn, the items trashed, refused and restored.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'restore' -d 'Move trashed items back where they came from (by rename only, never...'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'rm' -d 'Remove files like GNU rm, but move them to the trash (rm\'s options:...'

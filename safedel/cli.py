@@ -8,6 +8,7 @@ from .commands import (
     env,
     guard,
     markers,
+    purge,
     report,
     restore,
     run,
@@ -34,6 +35,7 @@ app.command()(shims.shims)
 app.command(name="list")(list_cmd.list_)
 app.command()(restore.restore)
 app.command()(undo.undo)
+app.command()(purge.purge)
 app.command()(report.report)
 app.command()(doctor.doctor)
 app.command()(markers.markers)

@@ -211,6 +211,9 @@ def execute(options, command):
         trashed = [e for e in events if e.get("operation") == "trash"]
         refused = [e for e in events if e.get("operation") == "refuse"]
         _summarise(trashed, refused, env["SAFEDEL_TURN"])
+    from . import retention  # after the command and its summary: never delays them
+
+    retention.maybe_start(env["SAFEDEL_STATE_DIR"], env)
     return outcome.shell_code
 
 

@@ -75,9 +75,16 @@ def checks():
 
 def doctor(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list."),
+    repair: bool = typer.Option(
+        False, "--repair", help="Remove info files whose item is gone; list items without one."
+    ),
 ) -> None:
     """Check the shims, the trash and the state directory on this machine."""
-    results = list(checks())
+    from .. import trashhealth
+
+    if repair:
+        trashhealth.repair(typer.echo)
+    results = list(checks()) + list(trashhealth.checks())
     if as_json:
         rows = [{"check": c, "ok": ok, "detail": d} for c, ok, d in results]
         typer.echo(json.dumps(rows, indent=2))

@@ -57,24 +57,59 @@ def select(prefix=None, since=None, session=None, turn=None, report_path=None):
     return found
 
 
-def table(found):
+def table(found, size_of):
     from rich.table import Table
     from rich.text import Text as RichText
 
-    grid = Table(title=f"{len(found)} item{'s' if len(found) != 1 else ''} in the trash")
-    for column in ("Deleted", "Kind", "Original path", "In trash"):
-        grid.add_column(column, overflow="fold")
+    from ..trashhealth import human
+
+    total = human(sum(size_of.get(item.file_path, 0) for item in found))
+    title = f"{len(found)} item{'s' if len(found) != 1 else ''} in the trash, {total}"
+    grid = Table(title=title)
+    for column in ("Deleted", "Kind", "Size", "Original path", "In trash"):
+        grid.add_column(column, overflow="fold", justify="right" if column == "Size" else "left")
     for item in found:
         # Text() never reads markup, and printable() escapes control characters.
         invalid = getattr(item, "invalid", None)
         kind = f"invalid ({invalid})" if invalid else item.kind
+        size = size_of.get(item.file_path)
         grid.add_row(
             item.deleted.replace("T", " "),
             kind,
+            human(size) if size is not None else "",
             RichText(catalog.printable(item.original)),
             RichText(catalog.printable(item.file_path)),
         )
     return grid
+
+
+def by_turn(found, size_of, report_path):
+    """[{session, turn, items, size, last}] newest first; other tools' items as one group."""
+    turn_of = {}
+    for record in catalog.reported_trashes(report_path, warn=warn):
+        turn_of[os.fsencode(record["trashPath"])] = (record.get("session"), record.get("turn"))
+    groups = {}
+    for item in found:
+        key = turn_of.get(item.file_path, (None, None))
+        group = groups.setdefault(key, {"session": key[0], "turn": key[1], "items": 0, "size": 0})
+        group["items"] += 1
+        group["size"] += size_of.get(item.file_path, 0)
+        group["last"] = item.deleted
+    return sorted(groups.values(), key=lambda g: g["last"], reverse=True)
+
+
+def print_turns(groups):
+    from ..trashhealth import human
+
+    for group in groups:
+        who = (
+            f"{group['session']} / {group['turn']}"
+            if group["turn"] is not None
+            else "(trashed by other tools)"
+        )
+        shown = catalog.printable(os.fsencode(who))
+        when = group["last"].replace("T", " ")
+        typer.echo(f"{when}  {group['items']:>6} items  {human(group['size']):>10}  {shown}")
 
 
 def list_(
@@ -89,6 +124,9 @@ def list_(
     git: Annotated[
         bool, typer.Option("--git", help="List git snapshots (reset, checkout, stash, branch).")
     ] = False,
+    turns: Annotated[
+        bool, typer.Option("--turns", help="One line per session and turn: items, size, when.")
+    ] = False,
 ) -> None:
     """List the items in every trash dir safedel can see, including other tools' items."""
     report_path = report or core_settings.load().report
@@ -97,13 +135,23 @@ def list_(
 
         cutoff = parse_since(since) * 1000 if since is not None else None
         return list_git.show(report_path, session, turn, cutoff, as_json)
+    from ..purging import sizes
+
     found = select(prefix, since, session, turn, report_path)
-    if as_json:
-        typer.echo(json.dumps([item.as_json() for item in found], indent=2))
+    size_of = sizes(found)
+    if turns:
+        groups = by_turn(found, size_of, report_path)
+        if as_json:
+            typer.echo(json.dumps(groups, indent=2))
+        else:
+            print_turns(groups)
+    elif as_json:
+        rows = [dict(item.as_json(), size=size_of.get(item.file_path)) for item in found]
+        typer.echo(json.dumps(rows, indent=2))
     elif not found:
         filtered = prefix or since or turn or session
         typer.echo("Nothing in the trash matches." if filtered else "The trash is empty.")
     else:
         from rich.console import Console
 
-        Console().print(table(found))
+        Console().print(table(found, size_of))

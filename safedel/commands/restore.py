@@ -22,6 +22,17 @@ def present():
     return [i for i in found if i.kind != "missing" and not getattr(i, "invalid", None)]
 
 
+def orphan_item(name, destination):
+    """An Item for a payload in some trash's files/ that has no info file."""
+    from ..core import trashdirs, trashinfo
+
+    for root in trashdirs.visible_trash_dirs():
+        info = os.path.join(root, b"info", name + trashinfo.INFO_SUFFIX)
+        if os.path.lexists(os.path.join(root, b"files", name)) and not os.path.lexists(info):
+            return catalog.Item(root, name, destination, "", (0, 0))
+    raise _fail(f"no trash holds {catalog.printable(name)} without an info file")
+
+
 def by_paths(paths):
     """For each path, the newest item trashed from exactly there."""
     everything = present()
@@ -184,13 +195,19 @@ def restore(
         bool, typer.Option("--all", help="Pick from everything, not only under this directory.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+    orphan: Annotated[
+        Text, typer.Option(help="A trash item that lost its info file (see doctor --repair).")
+    ] = None,
+    to: Annotated[Text, typer.Option(help="Where --orphan goes back to.")] = None,
     report: Annotated[Text, typer.Option(help="Report to read and append to.")] = None,
 ) -> None:
     """Move trashed items back where they came from (by rename only, never a copy).
 
     With nothing to say what, on a terminal, it shows what was trashed from here and
     below, grouped by turn, and asks which to bring back."""
-    chosen = sum((bool(paths), turn is not None, last))
+    chosen = sum((bool(paths), turn is not None, last, orphan is not None))
+    if (orphan is None) != (to is None):
+        raise typer.BadParameter("--orphan NAME and --to PATH go together")
     if chosen > 1:
         raise typer.BadParameter("give original PATHS, or --turn T, or --last")
     if rename and overwrite:
@@ -212,6 +229,8 @@ def restore(
         items = pick.choose(settings.report, everywhere)
         if not items:
             return
+    elif orphan is not None:
+        items = [orphan_item(os.fsencode(orphan), os.path.abspath(os.fsencode(to)))]
     elif last:
         everything = present()
         if not everything:

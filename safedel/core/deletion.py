@@ -113,6 +113,9 @@ def trash_one(settings, runtime, path):
     except OSError as exc:
         # The item is safe in the trash; only the audit line is missing.
         warn_once(f"cannot write the report {settings.report}: {exc.strerror or exc}")
+    from . import orphans  # only once something was trashed
+
+    orphans.after_trash(record.trash_path, settings.state_dir)
     return record
 
 

@@ -118,3 +118,13 @@ def reapply(event):
             return False, f"branch {name} not re-created in {repo}: {error}"
         return True, f"re-created branch {name} at {commit[:12]} in {repo}"
     return False, f"unknown snapshot kind {kind!r} for {commit}"
+
+
+def drop(event):
+    """Delete a snapshot's ref (purge). True when it is gone."""
+    repo = str(event.get("repo"))
+    if not os.path.isdir(repo):
+        return True
+    ref, commit = str(event.get("ref")), str(event.get("commit"))
+    status, _, _ = _git(repo, "update-ref", "-d", ref, commit)
+    return status == 0 or not ref_exists(event)

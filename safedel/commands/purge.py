@@ -1,0 +1,175 @@
+"""`safedel purge`: the one command that really deletes, and only from the trash."""
+
+import os
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from .. import catalog, purging
+from ..core import report as core_report
+from ..core import settings as core_settings
+from ..trashhealth import human
+from .list import warn
+
+Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
+
+
+def _usage(message):
+    typer.echo(f"safedel purge: {message}", err=True)
+    return typer.Exit(2)
+
+
+def purge(
+    prefix: Annotated[Text, typer.Argument(help="Only items trashed from under this path.")] = None,
+    older_than: Annotated[
+        Text, typer.Option(help="Only items trashed over this long ago: 30d.")
+    ] = None,
+    turn: Annotated[Text, typer.Option(help="Only what this turn trashed.")] = None,
+    session: Annotated[Text, typer.Option(help="Only what this session trashed.")] = None,
+    regenerable: Annotated[
+        bool, typer.Option("--regenerable", help="Only items the guard did not count.")
+    ] = False,
+    everything: Annotated[bool, typer.Option("--all", help="Everything in the trash.")] = False,
+    max_size: Annotated[
+        Text, typer.Option(help="Remove the oldest items until the trash fits: 10G.")
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go.")] = False,
+    report: Annotated[Text, typer.Option(help="Report to read and append to.")] = None,
+    retention_pass: Annotated[bool, typer.Option("--retention-pass", hidden=True)] = False,
+) -> None:
+    """Delete items from the trash for good (every trash dir safedel lists)."""
+    if retention_pass:
+        return _retention_pass(report)
+    selection = purging.Selection(None, turn, session, regenerable)
+    try:
+        if older_than is not None:
+            selection.older_than = purging.parse_age(older_than)
+        limit = purging.parse_size(max_size) if max_size is not None else None
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    if prefix is not None:
+        selection.prefix = os.path.abspath(os.fsencode(prefix))
+    chosen = (prefix, older_than, turn, session, regenerable or None, everything or None, max_size)
+    if all(value is None for value in chosen):
+        raise _usage(
+            "say what to purge: PREFIX, --older-than, --turn, --session, "
+            "--regenerable, --max-size or --all"
+        )
+    settings = core_settings.load()
+    if report:
+        settings.report = report
+    items = purging.select(selection, settings.report, warn)
+    size_of = purging.sizes(items)
+    snapshots = [] if limit is not None else _kept(purging.snapshots(selection, settings.report))
+    if limit is not None:
+        items = purging.oldest_over(items, size_of, limit)
+    if not items and not snapshots:
+        typer.echo("Nothing in the trash matches.")
+        return
+    total = sum(size_of.get(item.file_path, 0) for item in items)
+    for item in items[:20] if not dry_run else items:
+        size = human(size_of.get(item.file_path, 0))
+        typer.echo(
+            f"{item.deleted.replace('T', ' ')}  {size:>10}  {catalog.printable(item.original)}"
+        )
+    if not dry_run and len(items) > 20:
+        typer.echo(f"… and {len(items) - 20} more")
+    for snapshot in snapshots:
+        typer.echo(f"git snapshot {snapshot.get('ref')} in {snapshot.get('repo')}")
+    summary = f"{len(items)} item{'s' if len(items) != 1 else ''}, {human(total)}"
+    if snapshots:
+        summary += f", {len(snapshots)} git snapshot{'s' if len(snapshots) != 1 else ''}"
+    if dry_run:
+        typer.echo(f"would delete {summary} for good")
+        return
+    if not yes:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise _usage(f"would delete {summary} for good; add --yes to do it without asking")
+        if not typer.confirm(f"Delete {summary} for good?", default=False):
+            raise typer.Exit(1)
+    failed = _purge_all(settings, items, size_of) + _drop_snapshots(settings, snapshots)
+    count = len(items) + len(snapshots)
+    typer.echo(f"purged {count - failed} of {count} ({human(total)})")
+    if failed:
+        raise typer.Exit(1)
+
+
+def _purge_all(settings, items, size_of):
+    from rich.console import Console
+    from rich.progress import Progress
+
+    live = len(items) > 20 and Console().is_terminal
+    failed, events = 0, []
+    with Progress(disable=not live) as bar:
+        task = bar.add_task("Purging", total=len(items))
+        for item in items:
+            try:
+                purging.purge_item(item)
+            except OSError as exc:
+                failed += 1
+                reason = getattr(exc, "strerror", None) or exc
+                warn(f"could not purge {os.fsdecode(item.file_path)}: {reason}")
+            else:
+                events.append(purging.purge_event(settings, item, size_of.get(item.file_path, 0)))
+            bar.advance(task)
+            if len(events) >= 500:
+                _append(settings, events)
+                events = []
+    _append(settings, events)
+    return failed
+
+
+def _append(settings, events):
+    try:
+        core_report.append(settings.report, events)
+    except OSError as exc:
+        warn(f"cannot write the report {settings.report}: {exc.strerror or exc}")
+
+
+def _kept(events):
+    from ..core.git import undo as git_undo
+
+    return [event for event in events if git_undo.ref_exists(event)]
+
+
+def _drop_snapshots(settings, snapshots):
+    from ..core.git import undo as git_undo
+
+    failed, events = 0, []
+    for snapshot in snapshots:
+        if git_undo.drop(snapshot):
+            fields = {k: snapshot.get(k) for k in ("repo", "ref", "commit", "kind")}
+            events.append(core_report.event("purge", settings, "cli", **fields))
+        else:
+            failed += 1
+            warn(f"could not delete {snapshot.get('ref')} in {snapshot.get('repo')}")
+    _append(settings, events)
+    return failed
+
+
+def _retention_pass(report):
+    """What `safedel run` starts in the background: the configured purges, quietly."""
+    from .. import retention
+
+    try:
+        os.nice(19)
+    except OSError:
+        pass
+    settings = core_settings.load()
+    if report:
+        settings.report = report
+    for older, regenerable, size in retention.passes(retention.configured()):
+        try:
+            selection = purging.Selection(None, None, None, regenerable)
+            selection.older_than = purging.parse_age(older) if older else None
+            limit = purging.parse_size(size) if size else None
+        except ValueError as exc:
+            warn(f"retention setting ignored: {exc}")
+            continue
+        items = purging.select(selection, settings.report)
+        size_of = purging.sizes(items)
+        if limit is not None:
+            items = purging.oldest_over(items, size_of, limit)
+        _purge_all(settings, items, size_of)

@@ -1,0 +1,258 @@
+"""`safedel purge`, retention, directorysizes and orphan repair, on trashes filled by
+safedel, trash-put and gio, checked with trash-cli's own trash-list."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import require
+
+from safedel.core import trashinfo
+
+
+def safedel(sandbox, *args, env=None, input=None):
+    return subprocess.run(
+        [sys.executable, "-m", "safedel", *args],
+        cwd=sandbox.work,
+        env=env or sandbox.base_env(),
+        capture_output=True,
+        input=input,
+    )
+
+
+def fill(sandbox, name, turn, session="purge-s"):
+    """Trash name (a file of len(name) bytes) through safedel run in the given turn."""
+    (sandbox.work / name).write_text(name)
+    argv = [sys.executable, "-m", "safedel", "run", "--session", session, "--turn", turn]
+    done = subprocess.run(
+        [*argv, "--", "rm", name], cwd=sandbox.work, env=sandbox.base_env(), capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def backdate(sandbox, name, days):
+    """Make the item trashed as name look `days` old (its DeletionDate=)."""
+    info = sandbox.trash / "info" / f"{name}.trashinfo"
+    text = info.read_text()
+    old = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - days * 86400))
+    lines = [
+        f"DeletionDate={old}" if x.startswith("DeletionDate=") else x for x in text.split("\n")
+    ]
+    info.write_text("\n".join(lines))
+
+
+def listed(sandbox):
+    done = safedel(sandbox, "list", "--json")
+    assert done.returncode == 0, done.stderr
+    mine = str(sandbox.work)
+    return sorted(
+        os.path.basename(r["path"]) for r in json.loads(done.stdout) if r["path"].startswith(mine)
+    )
+
+
+def trash_list(sandbox):
+    done = subprocess.run(
+        [require("trash-list")], env=sandbox.base_env(), capture_output=True, text=True
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    mine = str(sandbox.work)
+    return sorted(
+        os.path.basename(line.split(" ", 2)[2]) for line in done.stdout.splitlines() if mine in line
+    )
+
+
+@pytest.fixture
+def mixed(sandbox):
+    """Items from safedel (two turns), trash-put and gio, some made to look old."""
+    fill(sandbox, "a-old", "t1")
+    fill(sandbox, "b-new", "t2")
+    (sandbox.work / "c-trashput").write_text("c")
+    subprocess.run(
+        [require("trash-put"), "c-trashput"], cwd=sandbox.work, env=sandbox.base_env(), check=True
+    )
+    (sandbox.work / "d-gio").write_text("d")
+    subprocess.run(
+        [require("gio"), "trash", "d-gio"], cwd=sandbox.work, env=sandbox.base_env(), check=True
+    )
+    backdate(sandbox, "a-old", 40)
+    backdate(sandbox, "c-trashput", 40)
+    assert listed(sandbox) == ["a-old", "b-new", "c-trashput", "d-gio"]
+    return sandbox
+
+
+@pytest.mark.parametrize(
+    "args,left",
+    [
+        (["--older-than", "30d"], ["b-new", "d-gio"]),
+        (["--turn", "t2"], ["a-old", "c-trashput", "d-gio"]),
+        (["--session", "purge-s"], ["c-trashput", "d-gio"]),
+        (["--all"], []),
+        (["PREFIX/c-trashput"], ["a-old", "b-new", "d-gio"]),
+    ],
+)
+def test_each_selector_purges_exactly_its_items(mixed, args, left):
+    sandbox = mixed
+    args = [a.replace("PREFIX", str(sandbox.work)) for a in args]
+    dry = safedel(sandbox, "purge", *args, "--dry-run")
+    assert dry.returncode == 0 and b"would delete" in dry.stdout
+    assert listed(sandbox) == ["a-old", "b-new", "c-trashput", "d-gio"]
+    done = safedel(sandbox, "purge", *args, "--yes")
+    assert done.returncode == 0, done.stderr
+    assert listed(sandbox) == left
+    assert trash_list(sandbox) == left
+    mine = str(sandbox.work)
+    purged = [e for e in sandbox.report() if e["operation"] == "purge" and mine in e["path"]]
+    assert len(purged) == 4 - len(left)
+
+
+def test_no_selector_and_no_terminal_are_refused(mixed):
+    assert safedel(mixed, "purge").returncode == 2
+    done = safedel(mixed, "purge", "--all")
+    assert done.returncode == 2 and b"--yes" in done.stderr
+    assert listed(mixed) == ["a-old", "b-new", "c-trashput", "d-gio"]
+
+
+def test_max_size_removes_the_oldest_until_the_trash_fits(sandbox):
+    for index, turn in enumerate(["t1", "t2", "t3", "t4"]):
+        fill(sandbox, f"f{index}-" + "x" * 100, turn)
+        time.sleep(1.1)  # DeletionDate= has one-second steps; the order must be clear
+    total = 4 * 103
+    # The path limits the purge (and the size it fits) to this test's items.
+    here = str(sandbox.work)
+    done = safedel(sandbox, "purge", here, "--max-size", str(total - 50), "--yes")
+    assert done.returncode == 0, done.stderr
+    assert [n[:2] for n in listed(sandbox)] == ["f1", "f2", "f3"]
+    done = safedel(sandbox, "purge", here, "--max-size", str(103), "--yes")
+    assert [n[:2] for n in listed(sandbox)] == ["f3"]
+
+
+def test_directorysizes_is_read_by_a_reader_written_from_the_spec(sandbox):
+    tree = sandbox.work / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "a").write_bytes(b"a" * 1000)
+    (tree / "sub" / "b").write_bytes(b"b" * 2345)
+    (tree / "sub" / "link").symlink_to("../a")
+    argv = [sys.executable, "-m", "safedel", "run", "--", "rm", "-r", "tree"]
+    assert subprocess.run(argv, cwd=sandbox.work, env=sandbox.base_env()).returncode == 0
+    listing = json.loads(safedel(sandbox, "list", "--json").stdout)
+    (row,) = [r for r in listing if r["path"] == str(tree)]
+    walked = 1000 + 2345 + len("../a")
+    assert row["size"] == walked
+    # The spec's reader: "size mtime percent-encoded-name" per line, mtime = info mtime.
+    lines = (sandbox.trash / "directorysizes").read_bytes().split(b"\n")
+    entries = {}
+    for line in filter(None, lines):
+        size, mtime, name = line.split(b" ", 2)
+        entries[trashinfo.decode_path(name)] = (int(size), int(mtime))
+    info_mtime = int(os.lstat(sandbox.trash / "info" / "tree.trashinfo").st_mtime)
+    assert entries == {b"tree": (walked, info_mtime)}
+    assert safedel(sandbox, "purge", "--all", "--yes").returncode == 0
+    assert (sandbox.trash / "directorysizes").read_bytes() == b""
+
+
+def test_a_killed_purge_never_leaves_an_item_without_its_info(sandbox):
+    for trial in range(20):
+        names = [f"k{trial}-{i}" for i in range(40)]
+        for name in names:
+            (sandbox.work / name).mkdir()
+            (sandbox.work / name / "inner").write_text("x" * 50)
+        argv = [
+            sys.executable,
+            "-m",
+            "safedel",
+            "run",
+            "--threshold",
+            "99999",
+            "--",
+            "rm",
+            "-r",
+            *names,
+        ]
+        assert subprocess.run(argv, cwd=sandbox.work, env=sandbox.base_env()).returncode == 0
+        purge = subprocess.Popen(
+            [sys.executable, "-m", "safedel", "purge", "--all", "--yes"],
+            cwd=sandbox.work,
+            env=sandbox.base_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(random.uniform(0.2, 1.2))
+        purge.send_signal(signal.SIGKILL)
+        purge.wait()
+        files = set(os.listdir(sandbox.trash / "files"))
+        infos = {n[: -len(".trashinfo")] for n in os.listdir(sandbox.trash / "info")}
+        assert files <= infos, files - infos
+    assert safedel(sandbox, "purge", "--all", "--yes").returncode == 0
+
+
+LOOP = """
+import os, sys
+for i in range(100000):
+    name = f"o{sys.argv[1]}-{i}"
+    open(name, "w").close()
+    os.remove(name)
+"""
+
+
+def test_orphans_after_killed_trash_loops_are_repaired(sandbox):
+    env = sandbox.shim_env(threshold=99999)
+    for trial in range(50):
+        loop = subprocess.Popen([sys.executable, "-c", LOOP, str(trial)], cwd=sandbox.work, env=env)
+        time.sleep(random.uniform(0.3, 0.8))
+        loop.send_signal(signal.SIGKILL)
+        loop.wait()
+    # One orphan of each kind for certain, besides whatever the kills left.
+    (sandbox.trash / "info" / "planted.trashinfo").write_text(
+        "[Trash Info]\nPath=/nowhere/planted\nDeletionDate=2026-01-01T00:00:00\n"
+    )
+    (sandbox.trash / "files" / "lonely").write_text("keep me")
+    info_dir, files_dir = sandbox.trash / "info", sandbox.trash / "files"
+    old = time.time() - 3600
+    for name in os.listdir(info_dir):
+        os.utime(info_dir / name, (old, old))
+    done = safedel(sandbox, "doctor", "--repair")
+    assert b"its item was gone" in done.stdout and b"--orphan lonely" in done.stdout
+    files = set(os.listdir(files_dir))
+    infos = {n[: -len(".trashinfo")] for n in os.listdir(info_dir)}
+    assert infos == files - {"lonely"}
+    assert trash_list(sandbox) == sorted(n for n in files if n.startswith("o"))
+    # Nothing the user had is lost: every file a loop made is in the work tree or trash.
+    for trial in range(50):
+        made = [n for n in files | set(os.listdir(sandbox.work)) if n.startswith(f"o{trial}-")]
+        highest = max((int(n.split("-")[1]) for n in made), default=-1)
+        assert len(made) == highest + 1, (trial, sorted(made))
+    back = safedel(sandbox, "restore", "--orphan", "lonely", "--to", str(sandbox.work / "found"))
+    assert back.returncode == 0, back.stderr
+    assert (sandbox.work / "found").read_text() == "keep me"
+
+
+def test_retention_runs_detached_after_the_command(sandbox):
+    config = sandbox.home / ".config" / "safedel" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('retention = "30d"\n')
+    fill(sandbox, "stale", "t-old")
+    fill(sandbox, "fresh", "t-new")
+    backdate(sandbox, "stale", 45)
+    stamp = sandbox.state / "retention.stamp"
+    if stamp.exists():
+        stamp.unlink()
+    argv = [sys.executable, "-m", "safedel", "run", "--", "true"]
+    done = subprocess.run(argv, cwd=sandbox.work, env=sandbox.base_env(), capture_output=True)
+    assert done.returncode == 0 and done.stderr == b""
+    assert stamp.exists()
+    for _ in range(600):
+        if listed(sandbox) == ["fresh"]:
+            break
+        time.sleep(0.1)
+    assert listed(sandbox) == ["fresh"]
+    # Once a day: a second run right away starts no pass.
+    fill(sandbox, "stale2", "t-old2")
+    backdate(sandbox, "stale2", 45)
+    subprocess.run(argv, cwd=sandbox.work, env=sandbox.base_env(), capture_output=True)
+    time.sleep(1)
+    assert listed(sandbox) == ["fresh", "stale2"]
