@@ -1,8 +1,6 @@
 """Coverage rows for git and for the other ways data is destroyed: each test shows what
 happens under `safedel run` today, gaps included."""
 
-import os
-
 import pytest
 from conftest import require
 from gitrepo import git, git_env, write
@@ -37,15 +35,14 @@ def test_git_dash_c_other_repo(sandbox):
     assert trashed == [str(repo / "junk.txt")]
 
 
-def test_gap_sudo_rm_deletes_for_real(sandbox):
-    sudo = require("sudo")
-    if os.getuid() != 0:
-        pytest.skip("sudo without a password needs root here")
-    target = sandbox.work / "f"
-    target.write_text("data")
-    done = sandbox.run(sudo, "rm", "f")
+def test_gap_rsync_delete_without_the_net(sandbox):
+    rsync = require("rsync")
+    (sandbox.work / "empty").mkdir()
+    (sandbox.work / "mirror").mkdir()
+    (sandbox.work / "mirror" / "extra").write_text("precious")
+    done = sandbox.run(rsync, "-a", "--delete", "empty/", "mirror/", run_options=["--net", "off"])
     assert done.returncode == 0, done.stderr
-    assert not target.exists()
+    assert not (sandbox.work / "mirror" / "extra").exists()
     assert sandbox.trashed_names() == []
 
 
@@ -60,7 +57,7 @@ def test_gap_sudo_rm_deletes_for_real(sandbox):
 def test_gap_overwriting_an_existing_file_is_not_caught(sandbox, command):
     (sandbox.work / "old").write_text("precious\n")
     (sandbox.work / "new").write_text("replaced\n")
-    done = sandbox.run("bash", "-c", command)
+    done = sandbox.run("bash", "-c", command)  # with the net too: nothing is unlinked
     assert done.returncode == 0, done.stderr
     assert (sandbox.work / "old").read_text() == "replaced\n"
     assert sandbox.trashed_names() == []
