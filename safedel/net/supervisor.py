@@ -111,6 +111,11 @@ class Supervisor:
         if reason:
             markers.emit(markers.FAIL_CLOSED, {"path": found.path, "reason": reason})
             return errno.EPERM
+        if not _same_file(found):
+            # The caller lives in another mount namespace (or the file was swapped):
+            # the name we would trash is not the file it meant. Fail closed.
+            markers.emit(markers.FAIL_CLOSED, {"path": found.path, "reason": "not visible"})
+            return errno.EPERM
         conf = settings.load(self._environ) if self._turn_file else self._settings
         try:
             deletion.authorize(conf, RUNTIME, [found.path])
@@ -122,3 +127,12 @@ class Supervisor:
         except OSError as exc:
             return exc.errno or errno.EIO
         return 0
+
+
+def _same_file(found):
+    """Whether found.path, as safedel sees it, is the very file the caller named."""
+    try:
+        mine = os.lstat(found.path)
+    except OSError:
+        return False
+    return (mine.st_dev, mine.st_ino) == (found.st.st_dev, found.st.st_ino)
