@@ -8,7 +8,6 @@ modified file (what `git clean` or a forced checkout destroys) is not in the sto
 so it is still trashed.
 """
 
-import hashlib
 import os
 import stat
 
@@ -32,6 +31,8 @@ class Blobs:
         checker = self._checker(top)
         if checker is None:
             return False
+        import hashlib  # only once git deletes in a work tree: it costs `safedel run`
+
         header = b"blob %d\0" % len(data)
         names = [hashlib.sha1(header + data).hexdigest()]
         names.append(hashlib.sha256(header + data).hexdigest())  # sha256 repositories

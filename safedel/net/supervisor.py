@@ -13,7 +13,7 @@ import select
 import threading
 import time
 
-from ..core import deletion, markers, settings, trash
+from ..core import settings
 from . import bpf, notify, places, target
 
 RUNTIME = "net"
@@ -105,6 +105,9 @@ class Supervisor:
 
     def _judge(self, found):
         """0 once trashed, or the errno the caller gets."""
+        # Imported at the first judgement: `safedel run -- true` never pays for them.
+        from ..core import deletion, markers, trash
+
         if found.removes_dir and not target.is_empty_dir(found):
             return errno.ENOTEMPTY
         reason = deletion.protected(found.path)
