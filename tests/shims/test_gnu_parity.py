@@ -346,3 +346,30 @@ def test_a_live_mount_point_is_never_trashed(mounted, tool, args):
         for event in mounted.report()
         if event["operation"] == "trash"
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-p", "a/b/c"],
+        ["-pv", "a/b/c"],
+        ["-p", "--ignore-fail-on-non-empty", "a/b/c"],
+        ["-p", "w/e/f"],
+        ["w/e/f/.."],
+        ["w/e/f/."],
+        ["-p", "w/e/f/", "a/b"],
+    ],
+)
+def test_rmdir_parents_as_gnu(area, args):
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "a" / "b" / "c").mkdir(parents=True)
+        (base / "a" / "keep").write_text("x")
+        (base / "w" / "e" / "f").mkdir(parents=True)
+        chown(base / "a", base / "w")
+        (base / "w").chmod(0o555)
+
+    build(root, setup)
+    compare(root, home_dir, args, tool="rmdir")
