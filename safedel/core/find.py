@@ -29,6 +29,8 @@ _ONE_ARG = frozenset(
     ).split()
 )
 _EXEC = (b"-exec", b"-execdir", b"-ok", b"-okdir")
+_OUTPUT = (*_EXEC, b"-print", b"-print0", b"-printf", b"-ls", b"-fprint", b"-fprint0")
+_OUTPUT += (b"-fprintf", b"-fls")
 PRUNE_WITH_DELETE = (
     b"The -delete action automatically turns on -depth, but -prune does nothing when "
     b"-depth is in effect.  If you want to carry on anyway, just explicitly use the "
@@ -88,10 +90,31 @@ def run(argv, launcher):
         return 127
     status, listed = _run_listing(real, args, start, set(deletes))
     rmtrash.apply(tool, "find", _items(tool, listed), None, b"cannot delete")
+    if b"-empty" in values and not any(arg in _OUTPUT for arg in values):
+        status = _again_while_emptied(tool, real, args, start, set(deletes), listed) or status
     return 1 if tool.failed else status
 
 
-def _run_listing(real, args, start, deletes):
+def _again_while_emptied(tool, real, args, start, deletes, listed):
+    """GNU find re-tests -empty after a directory's contents are deleted, in the same
+    walk: `-type d -empty -delete` on p/q/r removes r, then q, then p. The listing pass
+    cannot see its own deletions, so it runs again while the last pass removed
+    something, trashing only entries it had not listed before. (Only for expressions
+    that print nothing, so no output is repeated; find's own messages from the later
+    passes, repeats of the first one's, are dropped.)"""
+    seen, status = set(listed), 0
+    while any(not os.path.lexists(path) for path in listed):
+        code, listed = _run_listing(real, args, start, deletes, quiet=True)
+        listed = [path for path in listed if path not in seen]
+        if not listed:
+            break
+        seen.update(listed)
+        status = status or code
+        rmtrash.apply(tool, "find", _items(tool, listed), None, b"cannot delete")
+    return status
+
+
+def _run_listing(real, args, start, deletes, quiet=False):
     """Run the real find, reading the NUL-separated list its -fprint0 writes to a pipe."""
     read_end, write_end = os.pipe()
     target = b"/dev/fd/%d" % write_end
@@ -101,7 +124,8 @@ def _run_listing(real, args, start, deletes):
     command = [b"find", *args[:start], b"-depth", *expression]
     os.set_inheritable(write_end, True)
     try:
-        pid = os.posix_spawn(real, command, original_environ())
+        actions = [(os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)] if quiet else []
+        pid = os.posix_spawn(real, command, original_environ(), file_actions=actions)
     finally:
         os.close(write_end)
     chunks = []

@@ -103,3 +103,27 @@ def test_inert_find_deletes_for_real(side, sandbox):
     del inert["SAFEDEL_ACTIVE"]
     ours = side.same([".", "-name", "*.o", "-delete"], shim_env=inert)
     assert ours.gone and sandbox.trashed_names() == []
+
+
+def chain(base):
+    for name in (b"p", b"p/q", b"p/q/r", b"s", b"s/t", b"s/keep"):
+        os.mkdir(os.path.join(base, name))
+    with open(os.path.join(base, b"s/keep/f"), "wb") as handle:
+        handle.write(b"x")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [".", "-type", "d", "-empty", "-delete"],
+        ["p", "s", "-empty", "-delete"],
+        [".", "-mindepth", "1", "-empty", "-delete"],
+    ],
+)
+def test_empty_is_tested_again_after_the_contents_go(sandbox, args):
+    require("/usr/bin/find")
+    pair = SideBySide(sandbox, "find")
+    pair.build(chain)
+    ours = pair.same(args)
+    assert b"p" in ours.gone and b"s/t" in ours.gone and b"s" not in ours.gone
+    assert_trashed(sandbox, ours, pair.ours, "find")
