@@ -31,7 +31,7 @@ class Places:
         self._repos = {}  # directory -> its work tree top, or None
         self._blobs = gitblobs.Blobs()
 
-    def left_to_kernel(self, path, tid, found=None):
+    def left_to_kernel(self, path, tid):
         """A short reason when the kernel should do this deletion itself, else None."""
         parent = os.path.dirname(path)
         if any(_inside(path, root) for root in self._own) or self._in_topdir_trash(parent):
@@ -43,12 +43,13 @@ class Places:
             return "git's own bookkeeping" if _is_git(tid) else None
         if self._ignored_tree(parent):
             return "inside a directory git ignores"
-        if found is not None and _is_git(tid) and self._git_can_restore(parent, found):
-            return "git holds this content"
         return None
 
-    def _git_can_restore(self, parent, found):
-        top = self._top(parent)
+    def git_can_restore(self, found, tid):
+        """When git itself deletes content it stores (found.inspect() done)."""
+        if not _is_git(tid):
+            return False
+        top = self._top(os.path.dirname(found.path))
         if top is None:
             return False
         if found.removes_dir:

@@ -93,8 +93,16 @@ class Supervisor:
                 notify.answer(listener, notif.id, exc.errno or errno.EIO)
             return
         try:
-            if self._places.left_to_kernel(found.path, tid, found):
+            if self._places.left_to_kernel(found.path, tid):
                 # A stale id makes CONTINUE fail harmlessly: no check needed first.
+                notify.answer(listener, notif.id, proceed=True)
+                return
+            try:
+                found.inspect()
+            except OSError as exc:
+                notify.answer(listener, notif.id, exc.errno or errno.EIO)
+                return
+            if self._places.git_can_restore(found, tid):
                 notify.answer(listener, notif.id, proceed=True)
                 return
             if not notify.still_valid(listener, notif.id):

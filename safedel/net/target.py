@@ -18,14 +18,21 @@ _DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
 class Target:
     """parent_fd (O_PATH) + name, with the real absolute path and what the call wants."""
 
-    __slots__ = ("parent_fd", "name", "path", "removes_dir", "st")
+    __slots__ = ("parent_fd", "name", "path", "removes_dir", "trailing", "st")
 
-    def __init__(self, parent_fd, name, path, removes_dir, st):
+    def __init__(self, parent_fd, name, path, removes_dir, trailing):
         self.parent_fd = parent_fd
         self.name = name
         self.path = path
         self.removes_dir = removes_dir
-        self.st = st
+        self.trailing = trailing
+        self.st = None
+
+    def inspect(self):
+        """lstat the item and check the call suits it; OSError with the kernel's errno.
+        Only needed when safedel acts: a call left to the kernel gets its own checks."""
+        self.st = os.stat(self.name, dir_fd=self.parent_fd, follow_symlinks=False)
+        _check_kind(self.st, self.removes_dir, self.trailing)
 
     def close(self):
         os.close(self.parent_fd)
@@ -64,11 +71,9 @@ def resolve(tid, dirfd, raw, removes_dir):
     # kernel's own walk for the caller would.
     parent = os.open(base + b"/" + head.lstrip(b"/") if head else base, _DIR_FLAGS)
     try:
-        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
-        _check_kind(st, removes_dir, trailing)
         real_parent = os.readlink(f"/proc/self/fd/{parent}")
         path = os.path.join(real_parent, os.fsdecode(name))
-        return Target(parent, name, path, removes_dir, st)
+        return Target(parent, name, path, removes_dir, trailing)
     except BaseException:
         os.close(parent)
         raise
