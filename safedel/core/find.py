@@ -89,13 +89,14 @@ def run(argv, launcher):
         tool.err(b"safedel found no real find on PATH")
         return 127
     status, listed = _run_listing(real, args, start, set(deletes))
-    rmtrash.apply(tool, "find", _items(tool, listed), None, b"cannot delete")
+    links = _Links(args, start)
+    rmtrash.apply(tool, "find", _items(tool, listed, links), None, b"cannot delete")
     if b"-empty" in values and not any(arg in _OUTPUT for arg in values):
-        status = _again_while_emptied(tool, real, args, start, set(deletes), listed) or status
+        status = _again_while_emptied(tool, real, args, start, deletes, listed, links) or status
     return 1 if tool.failed else status
 
 
-def _again_while_emptied(tool, real, args, start, deletes, listed):
+def _again_while_emptied(tool, real, args, start, deletes, listed, links):
     """GNU find re-tests -empty after a directory's contents are deleted, in the same
     walk: `-type d -empty -delete` on p/q/r removes r, then q, then p. The listing pass
     cannot see its own deletions, so it runs again while the last pass removed
@@ -104,14 +105,52 @@ def _again_while_emptied(tool, real, args, start, deletes, listed):
     passes, repeats of the first one's, are dropped.)"""
     seen, status = set(listed), 0
     while any(not os.path.lexists(path) for path in listed):
-        code, listed = _run_listing(real, args, start, deletes, quiet=True)
+        code, listed = _run_listing(real, args, start, set(deletes), quiet=True)
         listed = [path for path in listed if path not in seen]
         if not listed:
             break
         seen.update(listed)
         status = status or code
-        rmtrash.apply(tool, "find", _items(tool, listed), None, b"cannot delete")
+        rmtrash.apply(tool, "find", _items(tool, listed, links), None, b"cannot delete")
     return status
+
+
+class _Links:
+    """How find treats symbolic links (-P, -H, -L: the last one given wins).
+
+    Where find follows a link to a directory (-L everywhere, -H for a starting
+    point), that link is a directory to it, and -delete's rmdir of a link fails with
+    ENOTDIR, so the link stays. Under -L one entry can be reached by several paths;
+    GNU deletes it at the first and no longer meets it at the others.
+    """
+
+    def __init__(self, args, start):
+        mode = b"-P"
+        for arg in args[:start]:
+            if arg in _LEADING:
+                mode = arg
+        self.mode = mode
+        self.starts = {arg for arg in args[:start] if arg[:1] != b"-"}
+        self.seen = set()
+
+    def followed(self, path):
+        return self.mode == b"-L" or (self.mode == b"-H" and path in self.starts)
+
+    def dir_link(self, path, st):
+        if not stat.S_ISLNK(st.st_mode) or not self.followed(path):
+            return False
+        try:
+            return stat.S_ISDIR(os.stat(path).st_mode)
+        except OSError:
+            return False
+
+    def met_before(self, st):
+        if self.mode != b"-L":
+            return False
+        key = (st.st_dev, st.st_ino)
+        found = key in self.seen
+        self.seen.add(key)
+        return found
 
 
 def _run_listing(real, args, start, deletes, quiet=False):
@@ -138,7 +177,7 @@ def _run_listing(real, args, start, deletes, quiet=False):
     return status, b"".join(chunks).split(b"\0")[:-1]
 
 
-def _items(tool, listed):
+def _items(tool, listed, links):
     """Items in find's order; a directory listed after all its entries absorbs them.
 
     An entry whose unlink or rmdir GNU find would see fail (the parent's permission
@@ -161,7 +200,10 @@ def _items(tool, listed):
         except OSError as exc:
             tool.cannot(b"cannot delete", path, exc.errno)
             continue
-        denied = rmcheck.removal_errno(path, st, user)
+        if links.met_before(st):
+            continue
+        denied = errno.ENOTDIR if links.dir_link(path, st) else 0
+        denied = denied or rmcheck.removal_errno(path, st, user)
         if not denied and stat.S_ISDIR(st.st_mode) and rmcheck.is_mount_point(path):
             denied = errno.EBUSY
         if denied:

@@ -127,3 +127,34 @@ def test_empty_is_tested_again_after_the_contents_go(sandbox, args):
     ours = pair.same(args)
     assert b"p" in ours.gone and b"s/t" in ours.gone and b"s" not in ours.gone
     assert_trashed(sandbox, ours, pair.ours, "find")
+
+
+def linked(base):
+    os.makedirs(os.path.join(base, b"target", b"sub"))
+    for name in (b"target/f", b"target/sub/g", b"s/h"):
+        os.makedirs(os.path.dirname(os.path.join(base, name)), exist_ok=True)
+        with open(os.path.join(base, name), "wb") as handle:
+            handle.write(b"x")
+    os.symlink(b"target", os.path.join(base, b"tl"))
+    os.symlink(b"../target", os.path.join(base, b"s/ln"))
+    os.symlink(b"nowhere", os.path.join(base, b"s/dangling"))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tl/", "-delete"],
+        ["tl", "-delete"],
+        ["-H", "tl", "-delete"],
+        ["-L", "s", "-delete"],
+        ["-L", ".", "-xtype", "l", "-delete"],
+        ["-L", ".", "-name", "g", "-delete"],
+        ["-H", "-L", "-P", "s", "-delete"],
+    ],
+)
+def test_symbolic_links_as_gnu_find(sandbox, args):
+    require("/usr/bin/find")
+    pair = SideBySide(sandbox, "find")
+    pair.build(linked)
+    ours = pair.same(args)
+    assert_trashed(sandbox, ours, pair.ours, "find")
