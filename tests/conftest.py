@@ -75,7 +75,10 @@ class Sandbox:
         options = environment.RunOptions(
             session=self.session, turn=turn or self.turn, threshold=threshold
         )
-        return environment.child_environment(self.base_env(**extra), self.shim_home, options)
+        env = environment.child_environment(self.base_env(**extra), self.shim_home, options)
+        # As `safedel run` started in the work tree would: that is the workspace.
+        env.setdefault("SAFEDEL_WORKSPACE_ROOTS", os.path.realpath(self.work))
+        return env
 
     def run(self, *command, run_options=(), cwd=None, env=None, input=None, timeout=120):
         """`safedel run --session S --turn T [run_options] -- command` in the work tree."""

@@ -25,7 +25,7 @@ classify() is the single place that decides a target's location class.
 import errno
 import os
 
-from . import policy, realdelete, report, resolve, trash
+from . import policy, realdelete, regenerable, report, resolve, trash, workspace
 from .guardstage import Refused, authorize, report_refusals
 from .markers import FAIL_CLOSED, emit
 from .outcome import DeletionError, Outcome
@@ -57,8 +57,15 @@ def judge(settings, path, dir_fd=None):
 
 def classify(target, settings):
     """The location class of a target that is not protected: EXEMPT (deleted for real,
-    never counted) or TRASH. The workspace classes slot in here."""
-    return EXEMPT if policy.target_exempt(target, settings.exempt) else TRASH
+    never counted) or TRASH. A target inside a workspace root is TRASH even in the temp
+    dir; one outside every workspace root is TRASH too, and the guard stage puts the
+    outside-workspace question for it (core.outside)."""
+    if not settings.exempt:
+        return TRASH
+    where = workspace.location(
+        target.shown, workspace.root_paths(), workspace.real_exempt(settings.exempt)
+    )
+    return EXEMPT if where == workspace.EXEMPT else TRASH
 
 
 def refuse(settings, runtime, target, announce=None):
@@ -106,10 +113,12 @@ def trash_one(settings, runtime, path):
         emit(FAIL_CLOSED, {"path": shown, "reason": exc.reason})
         report_refusals(settings, runtime, [shown], exc.reason)
         raise
+    fields = record.as_event()
+    why = regenerable.uncounted.pop(absolute(path), None)
+    if why is not None:
+        fields.update(counted=False, why=why)
     try:
-        report.append(
-            settings.report, [report.event("trash", settings, runtime, **record.as_event())]
-        )
+        report.append(settings.report, [report.event("trash", settings, runtime, **fields)])
     except OSError as exc:
         # The item is safe in the trash; only the audit line is missing.
         warn_once(f"cannot write the report {settings.report}: {exc.strerror or exc}")

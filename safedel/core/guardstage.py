@@ -3,7 +3,7 @@ or refuse it whole (marker, signal file, `refuse` events) with Refused."""
 
 import errno
 
-from . import guard, markers, prompt, report
+from . import guard, markers, outside, prompt, regenerable, report
 from .outcome import DeletionError
 from .signals import write_signal
 
@@ -36,8 +36,18 @@ def authorize(settings, runtime, paths, announce=None):
     if not paths:
         return
     targets = [_shown(p) for p in paths]
+
+    def refuse_outside(reason):
+        if announce:
+            announce(reason)
+        report_refusals(settings, runtime, targets, reason)
+        raise Refused(reason, targets[0] if len(targets) == 1 else None)
+
     try:
+        outside.check(settings, targets, refuse_outside)
         decision = guard.take(settings, len(targets))
+        if decision.verdict != guard.ALLOW:
+            decision = _without_regenerable(settings, targets, decision)
         if decision.verdict == guard.CONFIRM and prompt.can_prompt(settings):
             answer = prompt.ask(_payload(settings, decision, targets))
             if answer is not None:
@@ -53,6 +63,23 @@ def authorize(settings, runtime, paths, announce=None):
         raise Refused(reason, targets[0] if len(targets) == 1 else None) from None
     if decision.verdict != guard.ALLOW:
         _refuse(settings, runtime, decision, targets, announce)
+
+
+def _without_regenerable(settings, targets, decision):
+    """The decision once the batch's regenerable targets are left uncounted: they are
+    looked for only now, when the batch would otherwise be refused."""
+    reasons = regenerable.classify(settings, targets)
+    if not reasons:
+        return decision
+    counted = len(targets) - len(reasons)
+    if counted:
+        retry = guard.take(settings, counted)
+        if retry.verdict != guard.ALLOW:
+            return retry
+    else:
+        retry = guard.Decision(guard.ALLOW, decision.count, decision.threshold, decision.state)
+    regenerable.remember_uncounted(reasons)
+    return retry
 
 
 def _payload(settings, decision, targets):

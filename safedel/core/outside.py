@@ -29,8 +29,8 @@ def describe(payload):
 
 
 def check(settings, targets, refuse):
-    """Let targets (real paths) through, or call refuse(reason, kind, payload) which
-    raises. A guard ledger that cannot be read fails closed through GuardError."""
+    """Let targets (real paths) through, or signal the refusal and call refuse(reason),
+    which raises. A guard ledger that cannot be read fails closed (GuardError)."""
     if settings.outside_workspace == "allow" or not targets:
         return
     roots = workspace.root_paths()
@@ -60,4 +60,4 @@ def check(settings, targets, refuse):
     )
     markers.emit(markers.OUTSIDE_WORKSPACE, payload)
     write_signal(settings, KIND, payload)
-    refuse(reason, found)
+    refuse(reason)

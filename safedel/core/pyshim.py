@@ -28,6 +28,10 @@ def _snapshot(module):
 # a trash.
 OS_AT_START = _snapshot(os)
 _ENGINE = __package__ + "."
+try:  # where this interpreter started: its workspace, when safedel run named none
+    START_DIR = os.getcwd()
+except OSError:
+    START_DIR = None
 _installed = []
 _deletions = []
 _wrappers = {}

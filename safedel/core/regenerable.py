@@ -26,18 +26,8 @@ _AT_SYMLINK_NOFOLLOW = 0x100
 _AT_FDCWD = -100
 _statx = []
 _ignored_dirs = set()
-
-
-def coarse_now():
-    """Now, on the clock the kernel stamps files with. That clock lags the precise one
-    by up to a tick, so a start read precisely could postdate a file made just after."""
-    clock = getattr(time, "CLOCK_REALTIME_COARSE", 5 if sys.platform.startswith("linux") else None)
-    if clock is not None:
-        try:
-            return time.clock_gettime(clock)
-        except OSError:
-            pass
-    return time.time() - 0.05
+# Targets let through uncounted, by path, until their trash event is written.
+uncounted = {}
 
 
 def _load_statx():
@@ -93,7 +83,9 @@ def turn_start(settings, environ=None):
 def start_value(turn):
     """SAFEDEL_TURN_START for a turn beginning now: `seconds:turn`, so that a value
     inherited into a later turn is recognised as someone else's."""
-    return f"{coarse_now():.6f}:{turn}"
+    # The precise clock: file stamps lag it by up to a tick, so a file made just after
+    # the start may look older and be counted, but one made before never looks newer.
+    return f"{time.time():.6f}:{turn}"
 
 
 def _first_ledger_time(settings):
@@ -250,3 +242,9 @@ def classify(settings, targets, environ=None):
     if real:
         reasons.update((real[t], IGNORED) for t in ignored(list(real), environ))
     return reasons
+
+
+def remember_uncounted(reasons):
+    if len(uncounted) > 4096:
+        uncounted.clear()
+    uncounted.update(reasons)

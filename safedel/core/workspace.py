@@ -14,6 +14,7 @@ target are the same root.
 """
 
 import os
+import sys
 
 from . import settings as core_settings
 from . import workspace_files
@@ -119,14 +120,17 @@ def root_paths(environ=None):
     """The roots a deletion is judged against in this process, as a tuple of real paths.
 
     `safedel run` hands its decision down in SAFEDEL_WORKSPACE_ROOTS; elsewhere (a
-    bootstrap shell) they are collected for the current directory, once per directory.
+    bootstrap shell, `safedel env`) they are collected for the directory this process
+    started in: a Python program that later changes directory keeps its workspace.
     """
     environ = os.environ if environ is None else environ
     handed = environ.get(ROOTS_VARIABLE)
     if handed is not None:
         return tuple(p for p in handed.split(os.pathsep) if p)
+    shim = sys.modules.get(__name__.rpartition(".")[0] + ".pyshim")
+    start = getattr(shim, "START_DIR", None)
     try:
-        start = os.getcwd()
+        start = start or os.getcwd()
     except OSError:
         return ()
     key = (start, environ.get("SAFEDEL_WORKSPACE"), environ.get("SAFEDEL_SESSION"))
@@ -142,8 +146,43 @@ def root_paths(environ=None):
 
 
 def containing(real_path, roots):
-    """The root holding real_path, or None."""
+    """The deepest root holding real_path, or None."""
+    found = None
     for root in roots:
-        if inside(real_path, root):
-            return root
-    return None
+        if inside(real_path, root) and (found is None or len(root) > len(found)):
+            found = root
+    return found
+
+
+WORKSPACE, EXEMPT, OUTSIDE = "workspace", "exempt", "outside"
+_real_exempt = {}
+
+
+def real_exempt(exempt_roots):
+    """The exempt roots (a tuple of str) as real paths, resolved once per process."""
+    found = _real_exempt.get(exempt_roots)
+    if found is None:
+        found = _real_exempt[exempt_roots] = tuple(os.path.realpath(r) for r in exempt_roots)
+    return found
+
+
+def location(real_path, roots, exempt_roots):
+    """The location class of a target that is not protected, from its real path and
+    real roots: WORKSPACE (trashed, counted unless regenerable), EXEMPT (deleted for
+    real) or OUTSIDE (the outside-workspace question).
+
+    The nearest enclosing root decides: a project cloned under the temp dir is a
+    workspace inside an exempt root, so its files are trashed; a workspace that is the
+    temp dir itself, or holds it (a session started in /tmp or in ~), leaves what is
+    in the temp dir exempt, as it was.
+    """
+    root = containing(real_path, roots)
+    exempt = None
+    for candidate in exempt_roots:
+        candidate = candidate.rstrip(os.sep) or os.sep
+        deeper = exempt is None or len(candidate) > len(exempt)
+        if deeper and real_path != candidate and inside(real_path, candidate):
+            exempt = candidate
+    if root is not None and (exempt is None or len(root.rstrip(os.sep)) > len(exempt)):
+        return WORKSPACE
+    return EXEMPT if exempt is not None else OUTSIDE

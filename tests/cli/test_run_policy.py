@@ -5,10 +5,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 from resultschema import valid_result
 
-from safedel.core import guard, regenerable
+from safedel.core import guard
 
 PRINT_ENV = (
     "import json, os; "
@@ -31,7 +32,7 @@ def test_workspace_roots_outside_answer_turn_start_and_host(sandbox):
     assert roots == [real + "/a", os.path.realpath(sandbox.root)]
     assert env["SAFEDEL_OUTSIDE_WORKSPACE"] == "confirm"
     seconds, _, turn = env["SAFEDEL_TURN_START"].partition(":")
-    assert turn == sandbox.turn and abs(float(seconds) - regenerable.coarse_now()) < 120
+    assert turn == sandbox.turn and abs(float(seconds) - time.time()) < 120
     assert env["SAFEDEL_HOST"] == "script"
     default, _ = child_env(sandbox, "--outside-workspace", "allow")
     assert default["SAFEDEL_WORKSPACE_ROOTS"] == real and "SAFEDEL_WORKSPACE" not in default

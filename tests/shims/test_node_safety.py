@@ -218,9 +218,9 @@ def test_without_the_in_process_engine_safedel_trash_does_the_work(sandbox):
     (sandbox.work / "platform.cjs").write_text(
         "Object.defineProperty(process, 'platform', { value: 'darwin' });\n"
     )
-    env = sandbox.shim_env(threshold=1)
-    env["NODE_OPTIONS"] = f'--require "{sandbox.work / "platform.cjs"}" {env["NODE_OPTIONS"]}'
     first, second = touch(sandbox.work / "first"), touch(sandbox.work / "second")
+    env = sandbox.shim_env(threshold=1)  # after the files: they predate the turn
+    env["NODE_OPTIONS"] = f'--require "{sandbox.work / "platform.cjs"}" {env["NODE_OPTIONS"]}'
     proc = run_script(sandbox, SYSTEM_NODE, TRY_UNLINK, env=env, args=[first, second])
     results = json_out(proc)["results"]
     assert results[0] is None and results[1]["code"] == "EPERM"

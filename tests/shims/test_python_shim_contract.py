@@ -2,6 +2,7 @@
 exempt paths apply as they do for rm."""
 
 import os
+import time
 
 from conftest import last_markers
 from test_python_shim_common import (
@@ -188,7 +189,11 @@ REFUSED = """
 
 
 def test_a_refusal_is_a_permission_error_with_the_marker(sandbox):
-    done = assert_ok(run_script(sandbox, SYSTEM_PYTHON, REFUSED, threshold=3))
+    env = sandbox.shim_env(threshold=3)
+    # The script makes its own files; a turn said to start later counts them all, as if
+    # they had been there before it (files the turn made are not counted).
+    env["SAFEDEL_TURN_START"] = f"{time.time() + 3600}:{sandbox.turn}"
+    done = assert_ok(run_script(sandbox, SYSTEM_PYTHON, REFUSED, env=env))
     assert "refused: bulk guard" in done.stdout and "tree refused" in done.stdout
     marker = last_markers(done.stderr)["SAFE_DELETE_BULK_CONFIRM_REQUIRED"]
     assert marker["threshold"] == 3 and marker["count"] == 3 and marker["targetCount"] == 1

@@ -56,7 +56,12 @@ HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v i
 
 @pytest.fixture
 def setup(sandbox):
-    """48 of 50 already counted in the turn, three files to delete, no CI."""
+    """48 of 50 already counted in the turn, three files (older than the turn) to
+    delete, no CI."""
+    paths = []
+    for name in ("a", "b", "c"):
+        (sandbox.work / name).write_text(name)
+        paths.append(str(sandbox.work / name))
     env = {
         k: v
         for k, v in sandbox.shim_env(threshold=50).items()
@@ -67,10 +72,6 @@ def setup(sandbox):
     current = settings.load(env)
     for _ in range(48):
         guard.take(current, 1)
-    paths = []
-    for name in ("a", "b", "c"):
-        (sandbox.work / name).write_text(name)
-        paths.append(str(sandbox.work / name))
     return sandbox, env, paths
 
 

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from conftest import REPO, require
 
-from safedel.core import guard, trashinfo
+from safedel.core import guard, trashinfo, workspace
 
 VECTORS = os.path.join(REPO, "tests", "vectors")
 SHIM_NODE_DIR = os.path.join(REPO, "shims", "node")
@@ -90,3 +90,12 @@ def test_js_engine_passes_the_same_vectors(node):
     expected += len(LEDGER["cases"])
     assert summary["passed"] == expected
     assert proc.returncode == 0
+
+
+CLASSIFY = load("classify.json")
+
+
+@pytest.mark.parametrize("case", CLASSIFY["cases"], ids=case_ids(CLASSIFY["cases"]))
+def test_location_class(case):
+    got = workspace.location(case["path"], tuple(case["workspace"]), tuple(case["exempt"]))
+    assert got == case["class"]

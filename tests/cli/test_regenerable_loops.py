@@ -1,0 +1,87 @@
+"""Build-style loops under the default threshold: what the turn created and what git
+ignores is trashed uncounted; 80 tracked files are refused at the 51st."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import last_markers, require
+
+LOOP = (
+    "import os, sys\n"
+    "done = 0\n"
+    "for name in sorted(os.listdir('dist'), key=lambda n: int(n.split('.')[0])):\n"
+    "    try:\n"
+    "        os.remove(os.path.join('dist', name))\n"
+    "    except PermissionError:\n"
+    "        print(done); sys.exit(3)\n"
+    "    done += 1\n"
+    "print(done)\n"
+)
+
+
+def project(sandbox, ignored, count=80):
+    root = sandbox.work / "app"
+    root.mkdir()
+    git = require("git")
+    subprocess.run([git, "init", "-q", str(root)], check=True)
+    if ignored:
+        (root / ".gitignore").write_text("dist/\n")
+    (root / "dist").mkdir()
+    for number in range(count):
+        (root / "dist" / f"{number}.js").write_text("x")
+    subprocess.run([git, "-C", str(root), "add", "-A"], check=True)
+    # The files predate the turn: only git's answer can leave them uncounted.
+    return root
+
+
+def uncounted(sandbox):
+    return [e.get("why") for e in sandbox.report() if e.get("counted") is False]
+
+
+def test_python_empties_an_ignored_dist(sandbox):
+    root = project(sandbox, ignored=True)
+    done = sandbox.run(sys.executable, "-c", LOOP, cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [b"80"] and os.listdir(root / "dist") == []
+    assert len(sandbox.trashed_names()) == 80
+    assert uncounted(sandbox) == ["ignored"] * 30  # the first 50 fitted the allowance
+
+
+def test_python_over_tracked_files_is_refused_at_the_51st(sandbox):
+    root = project(sandbox, ignored=False)
+    done = sandbox.run(sys.executable, "-c", LOOP, cwd=root)
+    assert done.returncode == 3 and done.stdout.split() == [b"50"]
+    assert len(os.listdir(root / "dist")) == 30
+    assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in last_markers(done.stderr)
+
+
+def test_without_git_nothing_is_ignored_and_nothing_crashes(sandbox):
+    root = project(sandbox, ignored=True)
+    env = sandbox.base_env(PATH=str(sandbox.root / "no-git-here"))
+    done = sandbox.run(sys.executable, "-c", LOOP, cwd=root, env=env)
+    assert done.returncode == 3 and done.stdout.split() == [b"50"], done.stderr
+    assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("runtime", ["python", "rm"])
+def test_files_this_turn_made_are_not_counted(sandbox, runtime):
+    root = project(sandbox, ignored=False, count=0)
+    if runtime == "python":
+        code = (
+            "import os\n"
+            "for n in range(120):\n"
+            "    open(f'dist/{n}', 'w').close(); os.remove(f'dist/{n}')\n"
+        )
+        command = [sys.executable, "-c", code]
+    else:
+        command = [
+            "sh",
+            "-c",
+            "i=0; while [ $i -lt 120 ]; do : > dist/$i; rm dist/$i || exit 1; i=$((i+1)); done",
+        ]
+    done = sandbox.run(*command, cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert len(sandbox.trashed_names()) == 120
+    assert uncounted(sandbox) == ["created-this-turn"] * 70
