@@ -13,9 +13,9 @@ AGENTS = (
     ("claude-code", "CLAUDECODE", "1"),
     ("codex", "CODEX_SANDBOX", None),
     ("codex", "CODEX_SANDBOX_NETWORK_DISABLED", None),
+    ("codex", "CODEX_THREAD_ID", None),
     ("cursor", "CURSOR_AGENT", None),
     ("gemini-cli", "GEMINI_CLI", None),
-    ("codebuddy", "CODEBUDDY", None),
 )
 CI = (
     ("github-actions", "GITHUB_ACTIONS", "true"),

@@ -14,7 +14,7 @@ TABLE = [
     ({"CODEX_SANDBOX_NETWORK_DISABLED": "1"}, "codex", "agent"),
     ({"CURSOR_AGENT": "1"}, "cursor", "agent"),
     ({"GEMINI_CLI": "1"}, "gemini-cli", "agent"),
-    ({"CODEBUDDY": "1"}, "codebuddy", "agent"),
+    ({"CODEX_THREAD_ID": "0199a3c2-7d1e"}, "codex", "agent"),
     ({"GITHUB_ACTIONS": "true", "CI": "true"}, "github-actions", "ci"),
     ({"GITLAB_CI": "true", "CI": "true"}, "gitlab-ci", "ci"),
     ({"BUILDKITE": "true", "CI": "true"}, "buildkite", "ci"),
