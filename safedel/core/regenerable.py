@@ -156,7 +156,12 @@ def ignored(paths, environ=None):
 
 
 def _git(environ):
+    """git on PATH, passing over safedel's own launcher: that one would find a git even
+    where the user has none, and costs a Python start-up besides."""
+    ours = os.path.join(environ.get("SAFEDEL_HOME") or "\0", "bin")
     for directory in (environ.get("PATH") or os.defpath).split(os.pathsep):
+        if directory == ours:
+            continue
         candidate = os.path.join(directory or ".", "git")
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
