@@ -15,6 +15,7 @@
   try {
     Object.defineProperty(process, installed, { value: true });
     require('./patch.cjs').install();
+    if (!inWorker) require('./workers.cjs').carry(__filename);
   } catch (err) {
     try {
       const message = `safedel: warning: the Node shim did not load: ${err && err.message}\n`;
