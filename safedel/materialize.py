@@ -89,7 +89,9 @@ def content_hash(files):
     `safedel run`'s path). It names a cache directory; it guards nothing."""
     forward = zlib.crc32(__version__.encode() + python_for_launchers().encode())
     backward = zlib.adler32(__version__.encode())
-    for source, dest, _ in files:
+    # The Node preload is built by nodebundle.py, so its source counts too.
+    bundler = (os.path.join(PACKAGE_DIR, "nodebundle.py"), "nodebundle", None)
+    for source, dest, _ in [*files, bundler]:
         with open(source, "rb") as handle:
             data = dest.encode() + b"\0" + handle.read()
         forward = zlib.crc32(data, forward)

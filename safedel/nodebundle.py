@@ -3,10 +3,13 @@
 `node --permission` reads only what `--allow-fs-read` names, and a preload that
 requires its neighbours fails there (Node 20 dies at start-up; Node 24 warns and runs
 unprotected). So the shim home gets `node/safedel.cjs` as one file holding every module
-of shims/node, each wrapped as CommonJS would wrap it and evaluated only when first
-required, so loading stays as lazy as the separate files were.
+of shims/node. Each module is a string, compiled (as CommonJS would wrap it) only when
+first required: V8 skips over a string far faster than it pre-parses code, so a start
+that loads nothing (inactive) or only the wrappers (active) stays as cheap as it was
+with separate files.
 """
 
+import json
 import os
 import re
 
@@ -22,13 +25,16 @@ _HEAD = """'use strict';
 
 _TAIL = """  };
   const loaded = {};
+  const params = ['module', 'exports', 'require'];
   function local(id) {
     const name = typeof id === 'string' && id.startsWith('./') ? id.slice(2) : null;
     if (name === null || !(name in sources)) return nodeRequire(id);
     if (!loaded[name]) {
       const module = { exports: {} };
       loaded[name] = module;
-      sources[name].call(module.exports, module, module.exports, local);
+      const options = { filename: `${__filename}#${name}` };
+      const body = nodeRequire('vm').compileFunction(sources[name], params, options);
+      body.call(module.exports, module, module.exports, local);
     }
     return loaded[name].exports;
   }
@@ -45,9 +51,7 @@ def bundle(node_dir):
     names = sorted(n for n in os.listdir(node_dir) if _NAME.match(n) and n != ENTRY)
     parts = [_HEAD]
     for name in names:
-        parts.append(f"    '{name}': function (module, exports, require) {{\n")
-        parts.append(_read(node_dir, name))
-        parts.append("    },\n")
+        parts.append(f"    '{name}': {json.dumps(_read(node_dir, name))},\n")
     parts.append(_TAIL)
     parts.append(_read(node_dir, ENTRY))
     parts.append(_END)

@@ -2,17 +2,18 @@
 every item, and deletes exempt trees without following a symlink swapped in by
 another user (uid 65534, racing it)."""
 
+import json
 import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import pytest
 from conftest import require
+from node_mounts import NOBODY, attack
 from test_node_common import NODES, json_out, run_script
-
-NOBODY = 65534
 
 TWO_STEPS = r"""
 const fs = require('fs');
@@ -29,64 +30,36 @@ console.log(JSON.stringify(codes));
 """
 
 
-@pytest.fixture
-def shared(tmpfs):
-    """A world-reachable tmpfs, like a shared mount (as root, in CI)."""
+def in_private_mounts(sandbox, node, scenario):
+    """Run a node_mounts.py scenario in a mount namespace of its own (see there)."""
     if os.geteuid() != 0:
-        pytest.skip("needs root, to play the other user")
+        pytest.skip("needs root, to mount and to play the other user")
     require("setpriv")
-    base = pathlib.Path(tempfile.mkdtemp(prefix="safedel-node-", dir="/var/tmp"))
-    os.chmod(base, 0o755)
-    try:
-        yield tmpfs("shared", mode="1777", at=base)
-    finally:
-        subprocess.run(["umount", "-l", str(base / "shared")], capture_output=True)
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def foreign_dir(path, mode=0o700):
-    path.mkdir(mode=mode)
-    os.chmod(path, mode)
-    os.chown(path, NOBODY, NOBODY)
-    return path
-
-
-@NODES
-def test_a_foreign_shared_trash_is_not_used(sandbox, node, shared):
-    foreign_dir(shared / ".Trash", 0o1777)
-    (shared / "a").write_text("a")
-    assert json_out(run_script(sandbox, node, TWO_STEPS, args=[str(shared / "a"), "-"]))
-    assert not (shared / ".Trash" / "0").exists()
-    assert os.listdir(shared / ".Trash-0" / "files") == ["a"]
-
-
-@NODES
-def test_a_trash_swapped_for_a_symlink_between_items_is_not_followed(sandbox, node, shared):
-    (shared / ".Trash").mkdir()
-    os.chmod(shared / ".Trash", 0o1777)
-    theirs = foreign_dir(shared / "theirs", 0o755)
-    (shared / "a").write_text("a")
-    (shared / "b").write_text("b")
     script = sandbox.work / "two.cjs"
     script.write_text(TWO_STEPS)
-    proc = subprocess.Popen(
-        [require(node), str(script), str(shared / "a"), str(shared / "b")],
-        env=sandbox.shim_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout.readline() == "ready\n"
-    own = shared / ".Trash" / "0"
-    assert os.listdir(own / "files") == ["a"]
-    (theirs / "files").mkdir()
-    (theirs / "info").mkdir()
-    os.rename(own, shared / "moved")
-    os.symlink(theirs, own)
-    out, _ = proc.communicate("go\n", timeout=60)
-    assert out.strip().endswith("[null,null]")
-    assert os.listdir(theirs / "files") == [] and os.listdir(theirs / "info") == []
-    assert os.listdir(shared / ".Trash-0" / "files") == ["b"]
+    spec = {"scenario": scenario, "node": require(node), "env": sandbox.shim_env()}
+    spec["script"] = str(script)
+    driver = os.path.join(os.path.dirname(__file__), "node_mounts.py")
+    argv = [require("unshare"), "-m", "--propagation", "private", sys.executable, driver]
+    done = subprocess.run([*argv, json.dumps(spec)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@NODES
+def test_a_foreign_shared_trash_is_not_used(sandbox, node):
+    seen = in_private_mounts(sandbox, node, "foreign_trash")
+    assert seen["stdout"].strip().endswith('[null,"ENOENT"]')
+    assert not seen["uid_dir"] and seen["own"] == ["a"]
+
+
+@NODES
+def test_a_trash_swapped_for_a_symlink_between_items_is_not_followed(sandbox, node):
+    seen = in_private_mounts(sandbox, node, "swapped_between_items")
+    assert seen["ready"] == "ready\n" and seen["first"] == ["a"]
+    assert seen["stdout"].strip().endswith("[null,null]")
+    assert seen["theirs"] == [[], []]
+    assert seen["fallback"] == ["b"]
 
 
 @NODES
@@ -104,53 +77,24 @@ def test_a_trash_dir_setting_that_is_not_ours_fails_closed(sandbox, node):
         assert os.listdir(trash_dir) == []
 
 
-ATTACKER = r"""
-import os, sys
-base, victim = sys.argv[1], sys.argv[2]
-while True:
-    for name in ("0", "b"):
-        try:
-            path = os.path.join(base, name)
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.rename(path, path + ".old")
-                os.symlink(victim, path)
-            else:
-                os.unlink(path)
-                if os.path.isdir(path + ".old"):
-                    os.rename(path + ".old", path)
-        except OSError:
-            pass
-"""
-
-
-def attack(base, victim):
-    """Another user (uid 65534) swapping base/0 and base/b for symlinks to victim."""
-    argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    argv += ["/usr/bin/python3", "-c", ATTACKER, str(base), str(victim)]
-    return subprocess.Popen(argv)
-
-
 @NODES
-def test_racing_a_foreign_shared_trash_never_exposes_an_item(sandbox, node, shared):
-    trash = foreign_dir(shared / ".Trash", 0o1777)
-    theirs = foreign_dir(shared / "theirs", 0o777)
-    attacker = attack(trash, theirs)
-    outputs = []
-    try:
-        for trial in range(20):
-            item = shared / f"item{trial}"
-            item.write_text(str(trial))
-            done = run_script(sandbox, node, TWO_STEPS, args=[str(item), "-"])
-            outputs.append((trial, done.stdout, done.stderr, os.path.lexists(item)))
-            assert not item.exists(), (trial, done.stdout, done.stderr)
-    finally:
-        attacker.kill()
-        attacker.wait()
-    listing = ["find", str(shared), "-name", "item*", "-o", "-name", "0*"]
-    found = subprocess.run(listing, capture_output=True, text=True).stdout
-    expected = sorted(f"item{n}" for n in range(20))
-    assert sorted(os.listdir(shared / ".Trash-0" / "files")) == expected, (found, outputs)
-    assert list(theirs.rglob("item*")) == []
+def test_racing_a_foreign_shared_trash_never_exposes_an_item(sandbox, node):
+    seen = in_private_mounts(sandbox, node, "race_foreign_trash")
+    assert [t for t in seen["trials"] if t[3]] == [], seen["trials"]
+    assert seen["own"] == sorted(f"item{n}" for n in range(20)), seen
+    assert all("/.Trash-0/" in path for path in seen["found"]), seen["found"]
+
+
+@pytest.fixture
+def shared():
+    """A world-writable sticky directory outside the sandbox, like /tmp."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to play the other user")
+    require("setpriv")
+    path = pathlib.Path(tempfile.mkdtemp(prefix="safedel-node-", dir="/var/tmp"))
+    os.chmod(path, 0o1777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 RM_TREE = "require('fs').rmSync(process.argv[2], { recursive: true, force: true });"
