@@ -64,3 +64,30 @@ def test_a_worker_with_an_empty_env_is_protected_by_the_parents_state(sandbox, n
     assert sandbox.trashed_names() == ["f"]
     (event,) = node_events(sandbox)
     assert event["path"] == str(target) and event["session"] == sandbox.session
+
+
+ESM_WORKER = r"""
+import { Worker } from 'node:worker_threads';
+const code = `require('fs').unlinkSync(${JSON.stringify(process.argv[2])}); console.log('null');`;
+new Worker(code, { eval: true, env: {} });
+"""
+
+
+@NODES
+def test_gap_an_esm_only_worker_with_an_empty_env_deletes_for_real(sandbox, node):
+    """The coverage table's gap row: nothing loads the preload into that Worker."""
+    target = sandbox.work / "f"
+    target.write_text("x")
+    proc = run_script(sandbox, node, ESM_WORKER, name="script.mjs", args=[str(target)])
+    assert json_out(proc) is None
+    assert not target.exists() and sandbox.trashed_names() == []
+
+
+@NODES
+def test_gap_node_options_replaced_by_a_script_deletes_for_real(sandbox, node):
+    target = sandbox.work / "f"
+    target.write_text("x")
+    env = sandbox.shim_env()
+    env["NODE_OPTIONS"] = "--max-old-space-size=4096"
+    assert json_out(run_script(sandbox, node, UNLINK, env=env, args=[str(target)])) is None
+    assert not target.exists() and sandbox.trashed_names() == []
