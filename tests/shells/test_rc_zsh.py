@@ -128,7 +128,9 @@ def test_the_user_shell_is_told_where_the_bootstrap_ran(sandbox):
     assert f'"SAFEDEL_USER_ZDOTDIR": "{sandbox.home}/zdot"' in read(sandbox, "env.json")
 
 
-@pytest.mark.parametrize("option", ["KSH_ARRAYS", "SH_WORD_SPLIT", "NO_UNSET"])
+@pytest.mark.parametrize(
+    "option", ["KSH_ARRAYS", "SH_WORD_SPLIT", "NO_UNSET", "WARN_CREATE_GLOBAL"]
+)
 def test_loading_twice_leaves_one_hook_whatever_the_options(sandbox, option):
     files = {".zshrc": ZSHRC + f"setopt {option}\n" + bootstrap("zsh") * 2}
     terminal = open_shell(sandbox, ["zsh", "-i"], files)
@@ -138,6 +140,7 @@ def test_loading_twice_leaves_one_hook_whatever_the_options(sandbox, option):
         terminal.run("print -rl -- ${preexec_functions[@]} ${precmd_functions[@]} > hooks")
     finally:
         terminal.close()
+    assert noise(terminal.text(), ("exit",)) == []
     numbers = [int(read(sandbox, f"turn{index}.txt").rsplit("-", 1)[-1]) for index in range(3)]
     assert [numbers[1] - numbers[0], numbers[2] - numbers[1]] == [1, 1], numbers
     assert sorted(read(sandbox, "hooks").split()) == ["__safedel_precmd", "__safedel_preexec"]

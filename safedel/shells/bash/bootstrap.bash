@@ -10,8 +10,8 @@
 \builtin export SAFEDEL_TURN=@TURN_BASE@
 
 # Arithmetic in PS0's expansion raises it. bash expands PS0 in this shell before each
-# command line runs, and the expansion is no command: no DEBUG trap sees it, $?,
-# PIPESTATUS and $_ stay as they were, errexit cannot fire, and a later assignment to
+# command line runs, and the expansion is no command: no DEBUG trap sees it, $? and
+# PIPESTATUS stay as they were, errexit cannot fire, and a later assignment to
 # PROMPT_COMMAND or PS1 (prompt themes, bash-preexec) leaves it in place. The array is
 # never set, so the expansion is empty.
 if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)) && \builtin shopt -q promptvars; then

@@ -1,6 +1,6 @@
 # safedel for interactive zsh. In ~/.zshrc: eval "$(safedel bootstrap zsh)"
 # It exports the shim environment, makes each command line its own turn, and routes
-# /bin/rm-style paths to the launchers. Quiet under any options the rc sets (ERR_EXIT,
+# /bin/rm-style paths to the launchers. Quiet under the options rc files set (ERR_EXIT,
 # NO_UNSET, KSH_ARRAYS, SH_WORD_SPLIT, WARN_CREATE_GLOBAL), and sourcing it twice leaves
 # one hook and one PATH entry.
 @ENVIRONMENT@
