@@ -10,7 +10,7 @@ import stat
 import time
 
 from . import recyclebin
-from .core import report, trashdirs, trashinfo
+from .core import report, trashdirs, trashinfo, trashlist
 from .core.printable import printable  # noqa: F401 - the commands' import
 
 
@@ -123,7 +123,7 @@ def items(roots=None, warn=None):
     if roots is None and recyclebin.in_use():
         return recyclebin.items(warn)
     found = []
-    for root in trashdirs.visible_trash_dirs() if roots is None else roots:
+    for root in trashlist.visible_trash_dirs() if roots is None else roots:
         info_dir = os.path.join(root, b"info")
         try:
             names = os.listdir(info_dir)

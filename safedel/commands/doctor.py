@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import environment, materialize
-from ..core import host, settings, trashdirs
+from ..core import host, settings, trashdirs, trashlist
 
 PATCHED_PYTHON = "import os, posix; print(os.remove is not posix.remove)"
 
@@ -60,7 +60,7 @@ def checks():
         yield "node preload", True, "node is not installed (nothing to protect)"
     found = host.current()
     yield "host", True, f"{found.name} ({found.kind}: {found.evidence})"
-    skipped = trashdirs.foreign_trash_dirs()
+    skipped = trashlist.foreign_trash_dirs()
     notes = "; ".join(why for _, why in skipped)
     yield "foreign trash dirs", True, f"skipped by list and restore: {notes}" if skipped else "none"
     if sys.platform.startswith("linux"):

@@ -52,6 +52,8 @@ def judge(settings, path, dir_fd=None):
     target = path if isinstance(path, resolve.Target) else resolve.resolve(path, dir_fd)
     target.reason = policy.target_protected(target)
     target.klass = PROTECTED if target.reason else classify(target, settings)
+    if not policy.reaches_exempt(target.parent, settings.exempt):
+        resolve.remember(target)
     return target
 
 
@@ -105,9 +107,8 @@ def _trash_link_contents(settings, runtime, target):
 def trash_one(settings, runtime, path):
     """Trash an authorized path (or Target) and report it. A TrashFailure is signalled
     (marker, `refuse` event), then raised."""
-    real = path.path if isinstance(path, resolve.Target) else path
     try:
-        record = trash.trash(real, settings.trash_dir)
+        record = trash.trash(path, settings.trash_dir)
     except trash.TrashFailure as exc:
         shown = absolute(path)
         emit(FAIL_CLOSED, {"path": shown, "reason": exc.reason})

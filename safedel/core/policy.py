@@ -40,6 +40,13 @@ def strictly_under(path, roots):
     return False
 
 
+def reaches_exempt(directory, exempt_roots):
+    """True when directory (real bytes) is an exempt root or inside one, so that an
+    entry in it may be exempt."""
+    roots = real_roots(exempt_roots) if exempt_roots else ()
+    return directory in roots or strictly_under(directory, roots)
+
+
 def target_exempt(target, exempt_roots):
     """True when target really lies strictly inside an exempt root."""
     return bool(exempt_roots) and strictly_under(target.path, real_roots(exempt_roots))

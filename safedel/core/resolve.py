@@ -47,6 +47,7 @@ class Target:
         "via_link",
         "dots",
         "parent_id",
+        "head",
         "klass",
         "reason",
     )
@@ -56,6 +57,7 @@ class Target:
         self.slash, self.parent_id, self.dots = slash, parent_id, dots
         self.path = _join(parent, name)
         self.via_link = False
+        self.head = None  # the directory part as given, when it may be remembered
         self.klass = self.reason = None
 
     @property
@@ -139,12 +141,16 @@ def resolve(given, dir_fd=None):
     if not last:  # the root directory
         st = os.lstat(b"/")
         return Target(given, b"/", b"", st, slash, (st.st_dev, st.st_ino))
-    parent, ident = real_directory(head, dir_fd)
+    parent, ident = _known_directory(head) if dir_fd is None else (None, None)
+    if parent is None:
+        parent, ident = real_directory(head, dir_fd)
     try:
         st = os.lstat(_join(parent, last))
     except FileNotFoundError:
         st = None
     target = Target(given, parent, last, st, slash, ident)
+    if dir_fd is None:
+        target.head = head
     if slash and st is not None and stat.S_ISLNK(st.st_mode):
         # `link/`: the kernel follows the link; what is meant lives where it leads.
         try:
@@ -154,6 +160,33 @@ def resolve(given, dir_fd=None):
         target.via_link = True
         target.path = real
     return target
+
+
+# Directory text and identity -> real path, for parents the deletion pipeline found
+# outside every exempt root (remember()). A build deleting thousands of files in one
+# folder then pays one stat for it, not an open and a readlink. A stale entry (the
+# folder moved, its old name now a link to it) can only name a place outside the
+# exempt roots, so it errs towards the trash, never towards a real delete.
+_known = {}
+
+
+def _known_directory(head):
+    try:
+        st = os.stat(head)
+    except OSError:
+        return None, None
+    ident = (st.st_dev, st.st_ino)
+    return _known.get((head, ident)), ident
+
+
+def remember(target):
+    """Let later targets whose directory is spelled as target's reuse its real parent.
+    Only for a parent outside (and not equal to) every exempt root."""
+    if target.head is None or target.parent_id is None:
+        return
+    if len(_known) > 4096:
+        _known.clear()
+    _known[(target.head, target.parent_id)] = target.parent
 
 
 def resolve_or_none(given, dir_fd=None):

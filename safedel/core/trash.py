@@ -64,12 +64,15 @@ def split_trailing_slash(raw):
 
 
 def trash(path, trash_dir=None):
-    """Trash one path (str, bytes or PathLike). Return a TrashRecord or raise OSError."""
-    raw = os.fsencode(path)
-    target, had_slash = split_trailing_slash(raw)
-    # Path= and the move both use where the kernel puts the item (`a/link/../f` is not
-    # `a/f`); `link/` here still means the link itself.
-    resolved = resolve.resolve(target)
+    """Trash one path (str, bytes, PathLike, or a resolve.Target the deletion pipeline
+    has judged). Return a TrashRecord or raise OSError."""
+    if isinstance(path, resolve.Target) and not path.via_link:
+        resolved, had_slash, path = path, False, path.shown
+    else:
+        target, had_slash = split_trailing_slash(os.fsencode(path))
+        # Path= and the move both use where the kernel puts the item (`a/link/../f` is
+        # not `a/f`); `link/` here still means the link itself.
+        resolved = resolve.resolve(target)
     st = resolved.st
     if st is None:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
@@ -105,20 +108,20 @@ def _is_mount_point(absolute, dev):
 
 def _move(target, absolute, st, location):
     content = trashinfo.render(location.path_field(absolute), trashinfo.deletion_date())
-    files_dir = os.path.join(location.root, b"files")
-    info_dir = os.path.join(location.root, b"info")
+    files_fd, info_fd = location.held.files_fd, location.held.info_fd
     for name in trashinfo.candidate_names(os.path.basename(absolute)):
-        info_path = os.path.join(info_dir, name + trashinfo.INFO_SUFFIX)
-        entry = os.path.join(files_dir, name)
+        info_name = name + trashinfo.INFO_SUFFIX
+        info_path = os.path.join(location.root, b"info", info_name)
+        entry = os.path.join(location.root, b"files", name)
         try:
-            fd = os.open(info_path, _INFO_FLAGS, 0o600)
+            fd = os.open(info_name, _INFO_FLAGS, 0o600, dir_fd=info_fd)
         except FileExistsError:
             continue
         except OSError as exc:
             raise _failure(exc, "cannot create the trash info file", absolute) from None
-        if os.path.lexists(entry):
+        if _exists(name, files_fd):
             os.close(fd)
-            os.unlink(info_path)
+            _discard(info_name, info_fd)
             continue
         try:
             try:
@@ -127,9 +130,9 @@ def _move(target, absolute, st, location):
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             finally:
                 os.close(fd)
-            os.rename(target, entry)
+            os.rename(target, name, dst_dir_fd=files_fd)
         except OSError as exc:
-            _discard(info_path)
+            _discard(info_name, info_fd)
             raise _failure(exc, "cannot move it into the trash", absolute) from None
         return TrashRecord(
             os.fsdecode(absolute),
@@ -140,9 +143,17 @@ def _move(target, absolute, st, location):
     raise AssertionError("candidate_names is endless")
 
 
-def _discard(info_path):
+def _exists(name, dir_fd):
     try:
-        os.unlink(info_path)
+        os.lstat(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _discard(info_name, info_fd):
+    try:
+        os.unlink(info_name, dir_fd=info_fd)
     except OSError:
         pass
 

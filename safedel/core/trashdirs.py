@@ -5,6 +5,7 @@ All paths here are bytes, so non-UTF-8 names never need decoding.
 
 import errno
 import os
+import stat
 
 from . import trashtrust
 from .printable import printable
@@ -15,11 +16,12 @@ class TrashUnavailable(OSError):
 
 
 class Location:
-    __slots__ = ("root", "topdir")
+    __slots__ = ("root", "topdir", "held")
 
-    def __init__(self, root, topdir):
+    def __init__(self, root, topdir, held=None):
         self.root = root  # holds files/ and info/
         self.topdir = topdir  # Path= is relative to this, or None for absolute
+        self.held = held if held is not None else hold(root)  # descriptors on both
 
     def path_field(self, absolute):
         if self.topdir is None:
@@ -38,8 +40,7 @@ def home_trash(environ=None):
 
 def ensure_trash_root(root, check_owner=True):
     """Create root, root/files and root/info (0700) as needed, and check all three are
-    ours (trashtrust). Done before every item: nothing is cached that could go stale.
-    Returns root's device."""
+    ours (trashtrust). Returns root's device."""
     try:
         st = os.lstat(root)
     except FileNotFoundError:
@@ -59,8 +60,73 @@ def ensure_trash_root(root, check_owner=True):
     return st.st_dev
 
 
-_root_device = ensure_trash_root
 shared_trash_usable = trashtrust.shared_trash_usable
+_DIR_OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class Held:
+    """Descriptors on a checked trash root's files/ and info/: items go in through
+    them, so nothing can be redirected by a path swapped after the check."""
+
+    __slots__ = ("ident", "dev", "files_fd", "info_fd")
+
+    def __init__(self, ident, files_fd, info_fd):
+        self.ident, self.dev = ident, ident[0]
+        self.files_fd, self.info_fd = files_fd, info_fd
+
+    def still_at(self, root):
+        """root still leads (without a symlink) to this directory, and neither of its
+        folders was removed (an emptied trash): one lstat and two fstats per item."""
+        try:
+            st = os.lstat(root)
+            gone = os.fstat(self.files_fd).st_nlink == 0 or os.fstat(self.info_fd).st_nlink == 0
+        except OSError:
+            return False
+        return not gone and (st.st_dev, st.st_ino) == self.ident and stat.S_ISDIR(st.st_mode)
+
+    def close(self):
+        for fd in (self.files_fd, self.info_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+_held = {}
+
+
+def hold(root):
+    """The Held descriptors of trash root, checked (trashtrust) when first opened and
+    re-opened and re-checked whenever root no longer leads to them."""
+    held = _held.get(root)
+    if held is not None:
+        if held.still_at(root):
+            return held
+        del _held[root]
+        held.close()
+    ensure_trash_root(root)
+    try:
+        root_fd = os.open(root, _DIR_OPEN)
+    except OSError as exc:
+        raise TrashUnavailable(exc.errno, f"{printable(root)}: {exc.strerror}") from None
+    fds = []
+    try:
+        root_st = trashtrust.check(root, os.fstat(root_fd))
+        for sub in (b"files", b"info"):
+            fds.append(os.open(sub, _DIR_OPEN, dir_fd=root_fd))
+            trashtrust.check(os.path.join(root, sub), os.fstat(fds[-1]))
+    except OSError as exc:
+        for fd in fds:
+            os.close(fd)
+        raise TrashUnavailable(exc.errno, exc.strerror) from None
+    finally:
+        os.close(root_fd)
+    held = _held[root] = Held((root_st.st_dev, root_st.st_ino), *fds)
+    return held
+
+
+def _root_device(root):
+    return hold(root).dev
 
 
 def mount_topdir(directory, dev):
@@ -105,16 +171,18 @@ def locate(absolute, dev, trash_dir=None):
     """The Location for an item at absolute path (bytes) on device dev."""
     if trash_dir:
         root = os.fsencode(trash_dir)
-        if _root_device(root) != dev:
+        held = hold(root)
+        if held.dev != dev:
             raise TrashUnavailable(
                 errno.EXDEV,
                 f"{printable(absolute)} is on another device than the trash directory "
                 f"{printable(root)}, and safedel never copies",
             )
-        return Location(root, None)
+        return Location(root, None, held)
     home = home_trash()
     try:
-        home_dev = _root_device(home)
+        held = hold(home)
+        home_dev = held.dev
     except TrashUnavailable:
         # A home trash that is not ours: on its own device, say so rather than use
         # another trash the user never looks in.
@@ -124,7 +192,7 @@ def locate(absolute, dev, trash_dir=None):
     except OSError:
         home_dev = None
     if home_dev == dev:
-        return Location(home, None)
+        return Location(home, None, held)
     parent = os.path.dirname(absolute)  # absolute is already real (core.resolve)
     topdir = mount_topdir(parent, dev)
     return Location(topdir_trash(topdir), topdir)
@@ -135,72 +203,6 @@ def _device_of(path):
         return os.lstat(path).st_dev
     except OSError:
         return None
-
-
-def mount_points():
-    """Mount points from /proc/self/mounts (Linux); octal escapes decoded."""
-    points = []
-    try:
-        with open("/proc/self/mounts", "rb") as handle:
-            for line in handle:
-                fields = line.split(b" ")
-                if len(fields) > 1:
-                    points.append(_unescape_mount(fields[1]))
-    except OSError:
-        pass
-    return points
-
-
-def _unescape_mount(field):
-    out = bytearray()
-    i = 0
-    while i < len(field):
-        if field[i] == 0x5C and i + 3 < len(field) and field[i + 1 : i + 4].isdigit():
-            out.append(int(field[i + 1 : i + 4], 8))
-            i += 4
-        else:
-            out.append(field[i])
-            i += 1
-    return bytes(out)
-
-
-def visible_trash_dirs(environ=None):
-    """Every trash root that exists: home, SAFEDEL_TRASH_DIR, and each mount's topdir trash."""
-    environ = os.environ if environ is None else environ
-    uid = str(os.getuid()).encode("ascii")
-    found = []
-    candidates = [home_trash(environ)]
-    if environ.get("SAFEDEL_TRASH_DIR"):
-        candidates.append(os.fsencode(environ["SAFEDEL_TRASH_DIR"]))
-    for point in mount_points():
-        if shared_trash_usable(point):
-            candidates.append(os.path.join(point, b".Trash", uid))
-        candidates.append(os.path.join(point, b".Trash-" + uid))
-    for root in candidates:
-        info = os.path.join(root, b"info")
-        if root in found or not os.path.isdir(info):
-            continue
-        if trashtrust.why_not_listed(root) is None:
-            found.append(root)
-    return found
-
-
-def foreign_trash_dirs(environ=None):
-    """(root, why) for each trash dir on a mount that `list` and `restore` skip because
-    it is not ours (another owner, a symlink, writable by others)."""
-    uid = str(os.getuid()).encode("ascii")
-    skipped = []
-    for point in mount_points():
-        for root in (os.path.join(point, b".Trash", uid), os.path.join(point, b".Trash-" + uid)):
-            why = trashtrust.why_not_listed(root) if os.path.lexists(root) else None
-            if why:
-                skipped.append((root, why))
-    environ = os.environ if environ is None else environ
-    for root in (home_trash(environ), os.fsencode(environ.get("SAFEDEL_TRASH_DIR") or b"")):
-        why = trashtrust.why_not_listed(root) if root and os.path.lexists(root) else None
-        if why:
-            skipped.append((root, why))
-    return skipped
 
 
 def topdir_of(root):
