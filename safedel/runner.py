@@ -13,8 +13,7 @@ try:  # the C module: `signal` itself imports enum, a tenth of `safedel run`'s c
 except ImportError:
     import signal
 
-from . import environment, materialize
-from .core import report
+from . import environment, materialize, runstate
 
 VALUE_OPTIONS = {
     "--session": "session",
@@ -169,12 +168,11 @@ def execute(options, command):
     if plan is not None or options.get("result") or options.get("json"):
         env["SAFEDEL_HARNESS"] = "1"  # refusals then tell the model to ask, not what to run
     try:
-        _record_run(options, env, run_id)
+        runstate.record(options, env, run_id)
     except OSError as exc:
         sys.stderr.write(f"safedel run: {exc.strerror or exc}: {exc.filename or ''}\n")
         return 2
-    report_path = env["SAFEDEL_REPORT"]
-    offset = _size(report_path)
+    offset = runstate.report_size(env)
     views = outputs = None
     net = _net(options.get("net"), env)  # the seccomp net (Linux), or None
     try:
@@ -191,58 +189,11 @@ def execute(options, command):
     finally:
         if net:
             net.close()
-    events = [e for e in _events_since(report_path, offset) if e.get("run") == run_id]
-    # Only what this run's own processes left: a straggler of an earlier run with the
-    # same tool call leaves its signal under its own run, for `safedel guard signal`.
-    guard_signal = take_signal(env["SAFEDEL_STATE_DIR"], env["SAFEDEL_SESSION"], run_id)
-    if options.get("result") or options.get("json"):
-        from .executor import result
-
-        record = result.build(outcome, env, events, guard_signal, run_id, views, outputs)
-        if options.get("result"):
-            result.write(record, options["result"])
-    if views is not None:
-        if options.get("json"):
-            _write(1, result.write(record))
-        else:
-            _write(1, views["stdout"][0])
-            _write(2, views["stderr"][0])
-    if not options.get("quiet"):
-        trashed = [e for e in events if e.get("operation") == "trash"]
-        refused = [e for e in events if e.get("operation") == "refuse"]
-        _summarise(trashed, refused, env["SAFEDEL_TURN"])
+    runstate.finish(options, env, run_id, offset, outcome, views, outputs)
     from . import retention  # after the command and its summary: never delays them
 
     retention.maybe_start(env["SAFEDEL_STATE_DIR"], env)
     return outcome.shell_code
-
-
-def _record_run(options, env, run_id):
-    """Fix the run's session, turn, tool call and threshold where the shims under it
-    read them (core/runrecord.py), and set up the harness's approval token."""
-    from .core import runrecord
-    from .core import settings as core_settings
-    from .executor import capture
-
-    state_dir = env["SAFEDEL_STATE_DIR"]
-    capture.prune(state_dir)
-    fixed = core_settings.load(env)
-    runrecord.write(
-        state_dir,
-        run_id,
-        {
-            "session": fixed.session,
-            "turn": fixed.turn,
-            "toolCall": fixed.tool_call,
-            "threshold": fixed.threshold,
-            "pid": os.getpid(),
-        },
-    )
-    if options.get("approval_token_file"):
-        from . import approval
-
-        token = approval.ensure_token(options["approval_token_file"])
-        approval.record(state_dir, fixed.session, token)
 
 
 def _plain_outcome(exit_code, signum, started):
@@ -254,27 +205,6 @@ def _plain_outcome(exit_code, signum, started):
     outcome.signal = signum
     outcome.exit_code = None if signum else exit_code
     return outcome
-
-
-def _write(fd, text):
-    data = text.encode("utf-8", "surrogateescape")
-    while data:
-        try:
-            data = data[os.write(fd, data) :]
-        except BrokenPipeError:
-            return
-
-
-def _summarise(trashed, refused, turn):
-    parts = []
-    if trashed:
-        noun = "item" if len(trashed) == 1 else "items"
-        parts.append(f"moved {len(trashed)} {noun} to the trash")
-    if refused:
-        parts.append(f"refused {len(refused)}")
-    if parts:
-        undo = f" (safedel restore --turn {turn} to undo)" if trashed else ""
-        sys.stderr.write(f"safedel: {', '.join(parts)}{undo}\n")
 
 
 def _net(value, env):
@@ -381,26 +311,3 @@ def _in_foreground():
         return os.tcgetpgrp(sys.stdin.fileno()) == os.getpgrp()
     except OSError:
         return False
-
-
-def _size(path):
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
-def _events_since(path, offset):
-    if _size(path) <= offset:
-        return []
-    return list(report.read(path, offset=offset))
-
-
-def take_signal(state_dir, session, run_id):
-    """Read and remove the pending guard signal this run left, once."""
-    if not os.path.isdir(os.path.join(state_dir, "signals")):
-        return None  # nothing was ever refused here; skip importing the guard
-    from .core.signals import run_key
-    from .core.signals import take_signal as take
-
-    return take(state_dir, session, run_key(run_id))

@@ -1,0 +1,108 @@
+"""What a run leaves for others and tells afterwards: the run record before the command
+starts; its report events, guard signal, result object, view and summary after it ends.
+"""
+
+import os
+import sys
+
+from .core import report
+
+
+def record(options, env, run_id):
+    """Fix the run's session, turn, tool call and threshold where the shims under it
+    read them (core/runrecord.py), and set up the harness's approval token."""
+    from .core import runrecord
+    from .core import settings as core_settings
+    from .executor import capture
+
+    state_dir = env["SAFEDEL_STATE_DIR"]
+    capture.prune(state_dir)
+    fixed = core_settings.load(env)
+    runrecord.write(
+        state_dir,
+        run_id,
+        {
+            "session": fixed.session,
+            "turn": fixed.turn,
+            "toolCall": fixed.tool_call,
+            "threshold": fixed.threshold,
+            "pid": os.getpid(),
+        },
+    )
+    if options.get("approval_token_file"):
+        from . import approval
+
+        token = approval.ensure_token(options["approval_token_file"])
+        approval.record(state_dir, fixed.session, token)
+
+
+def report_size(env):
+    return _size(env["SAFEDEL_REPORT"])
+
+
+def finish(options, env, run_id, offset, outcome, views, outputs):
+    """Collect what the run caused, then write the result, the views and the summary."""
+    events = [e for e in _events_since(env["SAFEDEL_REPORT"], offset) if e.get("run") == run_id]
+    # Only what this run's own processes left: a straggler of an earlier run with the
+    # same tool call leaves its signal under its own run, for `safedel guard signal`.
+    guard_signal = take_signal(env["SAFEDEL_STATE_DIR"], env["SAFEDEL_SESSION"], run_id)
+    if options.get("result") or options.get("json"):
+        from .executor import result
+
+        built = result.build(outcome, env, events, guard_signal, run_id, views, outputs)
+        if options.get("result"):
+            result.write(built, options["result"])
+    if views is not None:
+        if options.get("json"):
+            _write(1, result.write(built))
+        else:
+            _write(1, views["stdout"][0])
+            _write(2, views["stderr"][0])
+    if not options.get("quiet"):
+        trashed = [e for e in events if e.get("operation") == "trash"]
+        refused = [e for e in events if e.get("operation") == "refuse"]
+        _summarise(trashed, refused, env["SAFEDEL_TURN"])
+
+
+def _write(fd, text):
+    data = text.encode("utf-8", "surrogateescape")
+    while data:
+        try:
+            data = data[os.write(fd, data) :]
+        except BrokenPipeError:
+            return
+
+
+def _summarise(trashed, refused, turn):
+    parts = []
+    if trashed:
+        noun = "item" if len(trashed) == 1 else "items"
+        parts.append(f"moved {len(trashed)} {noun} to the trash")
+    if refused:
+        parts.append(f"refused {len(refused)}")
+    if parts:
+        undo = f" (safedel restore --turn {turn} to undo)" if trashed else ""
+        sys.stderr.write(f"safedel: {', '.join(parts)}{undo}\n")
+
+
+def _size(path):
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _events_since(path, offset):
+    if _size(path) <= offset:
+        return []
+    return list(report.read(path, offset=offset))
+
+
+def take_signal(state_dir, session, run_id):
+    """Read and remove the pending guard signal this run left, once."""
+    if not os.path.isdir(os.path.join(state_dir, "signals")):
+        return None  # nothing was ever refused here; skip importing the guard
+    from .core.signals import run_key
+    from .core.signals import take_signal as take
+
+    return take(state_dir, session, run_key(run_id))
