@@ -5,11 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 apt_packages=(zsh dash busybox fish tmux make findutils trash-cli python3 python3-venv
-<<<<<<< HEAD
-  libpython3.11-testsuite nodejs libglib2.0-bin git sudo rsync gcc libc6-dev perl sed)
-=======
-  libpython3.11-testsuite nodejs libglib2.0-bin autoconf gcc)
->>>>>>> 7dd2192 (Location classes in the pipeline: workspace before exempt, the outside-workspace question, regenerable targets uncounted)
+  libpython3.11-testsuite nodejs libglib2.0-bin git sudo rsync gcc libc6-dev perl sed autoconf
+  acl)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \

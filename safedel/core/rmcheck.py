@@ -37,11 +37,13 @@ class User:
             mode = st.st_mode
         return mode & bits == bits
 
-    def may_delete_from(self, parent_st, st):
-        """0, or the errno unlink/rmdir of an entry (lstat st) in parent gives."""
+    def may_delete_from(self, parent_st, st, granted=False):
+        """0, or the errno unlink/rmdir of an entry (lstat st) in parent gives.
+
+        granted: the kernel allows write and search on parent (ACLs) whatever the bits."""
         if self.privileged:
             return 0
-        if not self.may(parent_st, W | X):
+        if not granted and not self.may(parent_st, W | X):
             return errno.EACCES
         sticky = parent_st.st_mode & stat.S_ISVTX
         if sticky and self.uid not in (st.st_uid, parent_st.st_uid):
@@ -97,17 +99,26 @@ def mounts_within(path):
 
 def removal_errno(path, st, user, parent_st=None):
     """The errno GNU's unlink/rmdir of path (lstat st) would meet at its parent, or 0."""
+    head = path.rstrip(b"/")
+    parent = head[: head.rindex(b"/") + 1] if b"/" in head else b"."
     if parent_st is None:
-        head = path.rstrip(b"/")
-        parent = head[: head.rindex(b"/") + 1] if b"/" in head else b"."
         try:
             parent_st = os.stat(parent)
         except OSError as exc:
             return exc.errno
     err = user.may_delete_from(parent_st, st)
+    if err == errno.EACCES and _parent_granted(parent):
+        err = user.may_delete_from(parent_st, st, granted=True)
     if err == 0 and stat.S_ISDIR(st.st_mode) and parent_st.st_dev != st.st_dev:
         err = errno.EBUSY
     return err
+
+
+def _parent_granted(parent):
+    try:
+        return os.access(parent, W | X, effective_ids=True)
+    except (OSError, NotImplementedError):
+        return False
 
 
 def whole_tree(path, st, user, asks=False):
@@ -195,9 +206,17 @@ def _listing(fd, st, user, asks):
                     subdirs.append(entry.name)
     except OSError:
         return None
-    if not empty and not user.may(st, R | W | X):
+    if not empty and not (user.may(st, R | W | X) or _granted(fd, R | W | X)):
         return None
     return subdirs
+
+
+def _granted(fd, bits):
+    """What the kernel says, ACLs included, when the mode bits said no."""
+    try:
+        return os.access(f"/proc/self/fd/{fd}", bits, effective_ids=True)
+    except (OSError, NotImplementedError):
+        return False
 
 
 def empty_despite_mode(name, st, user, dir_fd):

@@ -373,3 +373,22 @@ def test_rmdir_parents_as_gnu(area, args):
 
     build(root, setup)
     compare(root, home_dir, args, tool="rmdir")
+
+
+def test_an_acl_grant_counts_as_gnu_counts_it(area):
+    """Mode bits say no, an ACL says yes: GNU removes it all, and so does safedel."""
+    require("setfacl")
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "d" / "sub").mkdir(parents=True)
+        (base / "d" / "sub" / "f").write_text("x")
+        (base / "d" / "g").write_text("x")
+        for path in (base / "d", base / "d" / "sub"):
+            path.chmod(0o755)
+            subprocess.run(["setfacl", "-m", f"u:{NOBODY}:rwx", str(path)], check=True)
+
+    build(root, setup)
+    gnu, trashed = compare(root, home_dir, ["-rf", "d"])
+    assert gnu.returncode == 0 and trashed == ["d"]
