@@ -75,7 +75,11 @@ def max_output(option, environ=None):
     environ = os.environ if environ is None else environ
     if option is None:
         value = _from_env(environ, "SAFEDEL_MAX_OUTPUT", DEFAULT_MAX_OUTPUT, MAX_OUTPUT_CAP)
-        return value if value >= MIN_OUTPUT else DEFAULT_MAX_OUTPUT
+        if value < MIN_OUTPUT:
+            raw = environ.get("SAFEDEL_MAX_OUTPUT")
+            warn_once(f"SAFEDEL_MAX_OUTPUT={raw!r} is under {MIN_OUTPUT}; using the default")
+            return DEFAULT_MAX_OUTPUT
+        return value
     value = _whole(option)
     if value is None or not MIN_OUTPUT <= value <= MAX_OUTPUT_CAP:
         raise LimitError(

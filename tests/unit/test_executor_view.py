@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safedel.executor import view
+from safedel.executor import limits, view
 
 NOTE = re.compile(r"\n?… \[([0-9,]+) bytes cut; full output: (.+)\] …\n")
 
@@ -88,3 +88,38 @@ def test_any_output_gives_a_view_within_the_budget(tmp_path_factory, data, budge
     else:
         cut = int(NOTE.search(text).group(1).replace(",", ""))
         assert 0 <= cut <= len(data)
+
+
+@pytest.mark.parametrize(
+    "text, ms",
+    [
+        ("90s", 90_000),
+        ("2m", 120_000),
+        ("120000ms", 120_000),
+        ("1500", 1_500),
+        ("0", 0),
+        ("1.5s", 1_500),
+        (" 10S ", 10_000),
+    ],
+)
+def test_durations(text, ms):
+    assert limits.duration_ms(text) == ms
+
+
+@pytest.mark.parametrize("text", ["", "s", "1h", "-5s", "1e3", "½s", "1..2s", "٣s"])
+def test_bad_durations(text):
+    with pytest.raises(limits.LimitError):
+        limits.duration_ms(text)
+
+
+def test_limits_from_the_environment(capsys):
+    assert limits.timeout_ms(None, {}) == 120_000
+    assert limits.timeout_ms("0", {}) is None
+    assert limits.timeout_ms(None, {"SAFEDEL_TIMEOUT_MS": "0"}) is None
+    assert limits.timeout_ms(None, {"SAFEDEL_TIMEOUT_MS": "5000"}) == 5_000
+    assert limits.timeout_ms("20m", {"SAFEDEL_MAX_TIMEOUT_MS": "1800000"}) == 1_200_000
+    with pytest.raises(limits.LimitError):
+        limits.timeout_ms("601s", {})
+    assert limits.max_output(None, {"SAFEDEL_MAX_OUTPUT": "999"}) == 30_000
+    assert limits.max_output(None, {"SAFEDEL_MAX_OUTPUT": "150000"}) == 150_000
+    assert "SAFEDEL_MAX_OUTPUT='999'" in capsys.readouterr().err
