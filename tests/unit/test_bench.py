@@ -83,10 +83,9 @@ EXPECTED = {
     "safedel run --capture": [
         "safedel run --capture -- true",
         "safedel run -- true",
-        "capture's added cost, 5 MB writer (captured − plain, same round)",
-        "cat of the same 5 MB to a file",
         "safedel run --capture -- cat 5 MB",
         "safedel run -- cat 5 MB, stdout to a file",
+        "cat of the same 5 MB to a file",
     ],
     "net": [
         "safedel run -- true, net on",
