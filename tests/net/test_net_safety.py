@@ -179,3 +179,18 @@ def test_a_branch_switch_leaves_git_its_own_files_but_git_clean_trashes(sandbox)
     done = sandbox.run("dash", "-c", "/usr/bin/git clean -q -f", env=sandbox.base_env(**GIT_ENV))
     assert done.returncode == 0, done.stderr
     assert sandbox.trashed_names() == ["notes.txt"]
+
+
+def test_trash_cli_works_on_its_own_trash_under_the_net(sandbox):
+    """trash-put renames; trash-empty deletes inside the trash, which the net leaves to
+    the kernel: the trash is emptied, not moved into itself. (PYTHONPATH is dropped so
+    that only the net, not the Python shim, sees trash-empty's deletions.)"""
+    require_net()
+    put, empty = require("trash-put"), require("trash-empty")
+    (sandbox.work / "old.txt").write_text("old")
+    assert sandbox.run(put, "old.txt").returncode == 0
+    assert sandbox.trashed_names() == ["old.txt"]
+    done = sandbox.run("env", "-u", "PYTHONPATH", empty)
+    assert done.returncode == 0, done.stderr
+    assert sandbox.trashed_names() == []
+    assert [e for e in sandbox.report() if e["operation"] == "trash"] == []
