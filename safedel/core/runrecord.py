@@ -28,14 +28,25 @@ def write(state_dir, run_id, values):
             os.close(fd)
 
 
+# Records found, by (state dir, run id): a record is written once and never changes, and
+# a shim reads its settings at every deletion.
+_found = {}
+
+
 def read(state_dir, run_id):
     """The run's record as a dict, or None when there is none (or it is damaged)."""
     if not run_id or os.sep in run_id or run_id in (".", ".."):
         return None
+    key = (state_dir, run_id)
+    if key in _found:
+        return _found[key]
     try:
         fd = open_under(state_dir, [RUNS, run_id, RECORD], os.O_RDONLY, create_dirs=False)
         with os.fdopen(fd, "rb") as handle:
             record = jsonl.loads(handle.read(65536))
     except (OSError, ValueError):
         return None
-    return record if isinstance(record, dict) else None
+    if not isinstance(record, dict):
+        return None
+    _found[key] = record
+    return record

@@ -107,8 +107,21 @@ function currentTurn(env) {
   return env.SAFEDEL_TURN || 'default';
 }
 
+// A run's record is written once and never changes: read it once per process.
+const runRecords = new Map();
+
 function runRecord(stateDir, runId) {
   if (!runId || runId.includes('/') || runId === '.' || runId === '..') return {};
+  const key = `${stateDir}\0${runId}`;
+  if (!runRecords.has(key)) {
+    const fixed = readRunRecord(stateDir, runId);
+    if (fixed === null) return {};
+    runRecords.set(key, fixed);
+  }
+  return runRecords.get(key);
+}
+
+function readRunRecord(stateDir, runId) {
   try {
     const { openUnder } = require('./private.cjs');
     const fd = openUnder(stateDir, ['runs', runId, 'run.json'], O_RDONLY, false);
@@ -124,7 +137,7 @@ function runRecord(stateDir, runId) {
     }
     return fixed;
   } catch {
-    return {};
+    return null;
   }
 }
 
