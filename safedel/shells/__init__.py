@@ -94,10 +94,16 @@ def render(shell, values, raw=None, name=None):
     return text
 
 
-def powershell_prelude(python, environment=None, turn_prefix=None, version=""):
+def powershell_prelude(python, environment=None, turn_prefix=None, version="", session=""):
     """The prelude; with an environment and turn prefix it is an interactive bootstrap
-    that also exports the environment and starts a new turn at each prompt."""
-    values = {"PYTHON": python, "VERSION": version, "TURN_PREFIX": turn_prefix or ""}
+    that also exports the environment, gives the shell a session of its own and starts a
+    new turn at each prompt."""
+    values = {
+        "PYTHON": python,
+        "VERSION": version,
+        "TURN_PREFIX": turn_prefix or "",
+        "NEW_SESSION": session,
+    }
     raw = {
         "ENVIRONMENT": export_lines("powershell", environment or {}),
         "ROTATE_TURNS": "$true" if turn_prefix else "$false",

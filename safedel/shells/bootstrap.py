@@ -36,12 +36,12 @@ def script(shell, base, home):
     for name in ("SAFEDEL_TURN", "SAFEDEL_TURN_START", "SAFEDEL_HOST"):
         del values[name]
     prefix = environment.new_turn_id()
-    if shell == "powershell":
-        python = os.path.realpath(sys.executable)
-        return powershell_prelude(python, values, prefix, __version__)
     # The template decides on the session: only the shell knows whether the one it
     # inherited is its own (the bootstrap loaded again) or a parent shell's.
     del values["SAFEDEL_SESSION"]
+    if shell == "powershell":
+        python = os.path.realpath(sys.executable)
+        return powershell_prelude(python, values, prefix, __version__, new_session())
     placeholders = {"TURN_PREFIX": prefix, "SAFEDEL_HOME": home, "NEW_SESSION": new_session()}
     if shell == "bash":
         placeholders["TURN_BASE"] = str(numeric_turn_base())

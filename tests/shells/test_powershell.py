@@ -180,6 +180,9 @@ def test_bootstrap_powershell_exports_the_environment_without_a_fixed_turn(sandb
     assert {"$env:PATH", "$env:SAFEDEL_ACTIVE", "$env:NODE_OPTIONS"} <= targets
     assert "$env:SAFEDEL_TURN" in targets  # only inside __safedel_next_turn
     assert "$env:SAFEDEL_TURN = '" not in script
+    # A session of its own, set only inside the interactive branch, never exported fixed.
+    assert script.count("$env:SAFEDEL_SESSION = 'shell-") == 1
+    assert "-like 'shell-*'" in script
 
 
 def test_wrap_for_shell_builds_a_pwsh_command_line():

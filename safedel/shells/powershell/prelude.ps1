@@ -130,7 +130,12 @@ if (-not (Get-Variable -Name __safedel_prelude -Scope Global -ErrorAction Silent
     }
 
     if (@ROTATE_TURNS@) {
-        # An interactive session: each prompt starts a new turn for the next line.
+        # An interactive session: a session of its own (undo works per terminal) unless
+        # `safedel run --session` or the user chose one; a parent shell's bootstrap
+        # session (shell-*) is replaced. Each prompt starts a new turn for the next line.
+        if (-not $env:SAFEDEL_SESSION -or $env:SAFEDEL_SESSION -like 'shell-*') {
+            $env:SAFEDEL_SESSION = @NEW_SESSION@
+        }
         Set-Variable -Name __safedel_turns -Scope Global -Value 0
         Set-Variable -Name __safedel_turn_prefix -Scope Global -Value @TURN_PREFIX@
         Set-Variable -Name __safedel_user_prompt -Scope Global -Value $function:prompt
