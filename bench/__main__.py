@@ -22,6 +22,7 @@ from . import (
     inprocess,
     net,
     prompt,
+    report_history,
     rm_calls,
     startup,
     table,
@@ -41,6 +42,7 @@ WORKLOADS = (
     ("prompt", prompt.run, lambda p: prompt.row_list()),
     ("capture", capture.run, lambda p: capture.row_list()),
     ("git", git_calls.run, lambda p: git_calls.row_list()),
+    ("report", report_history.run, lambda p: report_history.row_list(p.report_events)),
     ("net", net.run, lambda p: net.row_list()),
     # Last: deleting 100,000 files for rm -rf can slow the filesystem for a while.
     ("bigdir", bigdir.run, lambda p: bigdir.row_list(p.bigdir_files)),

@@ -16,6 +16,7 @@ class Profile:
         self.guard_takes = counts["guard_takes"]
         self.guard_rounds = counts["guard_rounds"]
         self.run_rounds = counts["run_rounds"]
+        self.report_events = counts.get("report_events", 1_000_000)
 
 
 FULL = Profile(

@@ -15,7 +15,7 @@ __safedel_complete_table() {
     'list') commands='' options='--help --turn --session --since --report --json --git --turns' values='--turn --session --since --report' ;;
     'markers') commands='' options='--help --json' values='' ;;
     'purge') commands='' options='--help --older-than --turn --session --regenerable --all --max-size --yes --dry-run --report' values='--older-than --turn --session --max-size --report' ;;
-    'report') commands='' options='--help --json' values='' ;;
+    'report') commands='' options='--help --json --since --all' values='--since' ;;
     'restore') commands='' options='--help --turn --session --last --rename --overwrite --all --json --orphan --to --report' values='--turn --session --orphan --to --report' ;;
     'rm') commands='' options='--help' values='' ;;
     'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --approval-token-file --keep-turn-file --keep-background --workspace --outside-workspace' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --approval-token-file --workspace --outside-workspace' ;;

@@ -150,7 +150,14 @@ def reported_trashes(report_path, session=None, turn=None, warn=None, operations
     """The report's trash events (or other operations) for a session and/or turn, in
     the order they happened."""
     events = []
-    for record in report.read(report_path, warn):
+    wanted = {k: v for k, v in (("session", session), ("turn", turn)) if v is not None}
+    # A turn or session is looked up by its exact bytes, not by parsing the history.
+    records = (
+        report.read_matching(report_path, warn, **wanted)
+        if wanted
+        else report.read(report_path, warn)
+    )
+    for record in records:
         operation = record.get("operation")
         if operation not in operations or (operation == "trash" and not record.get("infoPath")):
             continue

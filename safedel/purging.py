@@ -54,7 +54,11 @@ def select(selection, report_path, warn=None, now=None):
         found = [item for item in found if item.order[0] < cutoff]
     if selection.turn or selection.session or selection.regenerable:
         wanted = set()
-        for event in report.read(report_path, warn):
+        fields = {"turn": selection.turn, "session": selection.session}
+        fields = {k: v for k, v in fields.items() if v}
+        if selection.regenerable:
+            fields["counted"] = False
+        for event in report.read_matching(report_path, warn, **fields):
             if event.get("operation") != "trash" or not event.get("trashPath"):
                 continue
             if selection.turn and event.get("turn") != selection.turn:

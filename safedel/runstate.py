@@ -5,7 +5,7 @@ starts; its report events, guard signal, result object, view and summary after i
 import os
 import sys
 
-from .core import report
+from .core import report, reportfiles
 
 
 def record(options, env, run_id):
@@ -37,12 +37,13 @@ def record(options, env, run_id):
 
 
 def report_size(env):
-    return _size(env["SAFEDEL_REPORT"])
+    """Where the report ends before the command runs: reportfiles.position()."""
+    return reportfiles.position(env["SAFEDEL_REPORT"])
 
 
 def finish(options, env, run_id, offset, outcome, views, outputs):
     """Collect what the run caused, then write the result, the views and the summary."""
-    events = [e for e in _events_since(env["SAFEDEL_REPORT"], offset) if e.get("run") == run_id]
+    events = [e for e in report.read_after(env["SAFEDEL_REPORT"], offset) if e.get("run") == run_id]
     # Only what this run's own processes left: a straggler of an earlier run with the
     # same tool call leaves its signal under its own run, for `safedel guard signal`.
     guard_signal = take_signal(env["SAFEDEL_STATE_DIR"], env["SAFEDEL_SESSION"], run_id)
@@ -83,19 +84,6 @@ def _summarise(trashed, refused, turn):
     if parts:
         undo = f" (safedel restore --turn {turn} to undo)" if trashed else ""
         sys.stderr.write(f"safedel: {', '.join(parts)}{undo}\n")
-
-
-def _size(path):
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
-def _events_since(path, offset):
-    if _size(path) <= offset:
-        return []
-    return list(report.read(path, offset=offset))
 
 
 def take_signal(state_dir, session, run_id):

@@ -26,13 +26,14 @@ class Turn:
 def turns(report_path, session, warn=None):
     """The session's turns that still hold something to undo, newest first."""
     by_turn, restored_info, restored_refs = {}, set(), set()
-    for record in report.read(report_path, warn):
+    # Restores are found by their operation's bytes, the session's events by its own:
+    # neither needs the whole history parsed.
+    for record in report.read_matching(report_path, warn, operation="restore"):
+        restored_info.add(record.get("infoPath"))
+        restored_refs.add((record.get("ref"), record.get("commit")))
+    for record in report.read_matching(report_path, warn, session=session):
         operation = record.get("operation")
-        if operation == "restore":
-            restored_info.add(record.get("infoPath"))
-            restored_refs.add((record.get("ref"), record.get("commit")))
-            continue
-        if operation not in ("trash", "snapshot") or record.get("session") != session:
+        if operation not in ("trash", "snapshot"):
             continue
         key = str(record.get("turn"))
         turn = by_turn.setdefault(key, Turn(session, key))

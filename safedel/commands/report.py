@@ -78,14 +78,26 @@ def table(path, summaries):
 def report(
     file: Annotated[Text, typer.Argument(help="Report file (default: the current one).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
+    since: Annotated[
+        Text, typer.Option(help="From when: 30m, 2h, 1d, 1w or 2026-11-29T14:30 (default 7d).")
+    ] = None,
+    everything: Annotated[bool, typer.Option("--all", help="The whole history.")] = False,
 ) -> None:
-    """Summarize a report: per turn, the items trashed, refused and restored."""
+    """Summarize a report: per turn, the items trashed, refused and restored (the last
+    7 days unless --since or --all)."""
+    from .list import parse_since
+
     path = file or core_settings.load().report
     if not os.path.lexists(path):
         typer.echo(f"safedel report: no report at {path}", err=True)
         raise typer.Exit(1 if file else 0)
     try:
-        summaries = summarize(core_report.read(path, warn))
+        if everything:
+            events = core_report.read(path, warn)
+        else:
+            cutoff = int(parse_since(since or "7d") * 1000)
+            events = core_report.read_since(path, cutoff, warn)
+        summaries = summarize(events)
     except OSError as exc:
         typer.echo(f"safedel report: cannot read {path}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1) from None
@@ -93,7 +105,25 @@ def report(
         typer.echo(json.dumps(summaries, indent=2))
     elif not summaries:
         typer.echo(f"{path}: no events yet")
+    elif len(summaries) > PLAIN_ROWS:
+        typer.echo(plain(path, summaries))
     else:
         from rich.console import Console
 
         Console().print(table(path, summaries))
+
+
+# Past this many turns a rich table costs seconds to lay out; plain columns do not.
+PLAIN_ROWS = 100
+
+
+def plain(path, summaries):
+    lines = [f"safedel report {os.fsdecode(path)} ({len(summaries)} turns)"]
+    lines.append(f"{'trashed':>8} {'refused':>8} {'restored':>8}  {'first':19}  {'last':19}  turn")
+    for s in summaries:
+        who = printable(f"{s['session']} / {s['turn']}".encode("utf-8", "surrogateescape"))
+        lines.append(
+            f"{s['trashed']:>8} {s['refused']:>8} {s['restored']:>8}  "
+            f"{_when(s['first']):19}  {_when(s['last']):19}  {who}"
+        )
+    return "\n".join(lines)
