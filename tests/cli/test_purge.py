@@ -131,6 +131,26 @@ def test_max_size_removes_the_oldest_until_the_trash_fits(sandbox):
     assert [n[:2] for n in listed(sandbox)] == ["f3"]
 
 
+def test_regenerable_selector_takes_uncounted_items(sandbox):
+    env = sandbox.base_env(SAFEDEL_THRESHOLD="2")
+    script = "for f in n1 n2 n3; do echo x > $f; done; rm n1 n2 n3"
+    argv = [sys.executable, "-m", "safedel", "run", "--turn", "tr", "--", "sh", "-c", script]
+    done = subprocess.run(argv, cwd=sandbox.work, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    fill(sandbox, "counted", "tc")
+    counted = {
+        e["path"]: e.get("counted", True) for e in sandbox.report() if e["operation"] == "trash"
+    }
+    assert sorted(os.path.basename(p) for p, c in counted.items() if c is False) == [
+        "n1",
+        "n2",
+        "n3",
+    ]
+    done = safedel(sandbox, "purge", "--regenerable", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert listed(sandbox) == ["counted"]
+
+
 def test_directorysizes_is_read_by_a_reader_written_from_the_spec(sandbox):
     tree = sandbox.work / "tree"
     (tree / "sub").mkdir(parents=True)

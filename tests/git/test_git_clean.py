@@ -155,3 +155,23 @@ def test_the_bulk_guard_counts_clean_targets(sandbox):
     assert done.stdout == b""
     assert snapshot_tree(ours) == before
     assert {e["operation"] for e in sandbox.report()} == {"refuse"}
+
+
+def test_a_clean_of_80_ignored_build_files_passes_the_guard(sandbox):
+    env = git_env(sandbox)
+    repo = sandbox.work / "proj"
+    repo.mkdir()
+    git(repo, "init", "-q", env=env)
+    write(repo / ".gitignore", b"*.o\n")
+    write(repo / "main.c", b"int main(void) { return 0; }\n")
+    git(repo, "add", "-A", env=env)
+    git(repo, "commit", "-qm", "init", env=env)
+    for index in range(80):
+        write(repo / f"obj{index:02d}.o", b"\x7fELF")
+    done = sandbox.run("git", "clean", "-fX", cwd=repo, env=env)
+    assert done.returncode == 0, done.stderr
+    assert not any(name.endswith(".o") for name in os.listdir(repo))
+    trashed = [e for e in sandbox.report() if e["operation"] == "trash"]
+    assert len(trashed) == 80
+    assert all(e.get("counted") is False and e.get("why") == "ignored" for e in trashed)
+    assert [e for e in sandbox.report() if e["operation"] == "refuse"] == []
