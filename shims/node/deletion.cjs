@@ -8,7 +8,7 @@ const settingsModule = require('./settings.cjs');
 const audit = require('./audit.cjs');
 const trashModule = require('./trash.cjs');
 const refusal = require('./refusal.cjs');
-const { resolve, join } = require('./resolve.cjs');
+const { resolve, remember, join } = require('./resolve.cjs');
 const realdelete = require('./realdelete.cjs');
 const { environment } = require('./inherit.cjs');
 
@@ -39,7 +39,7 @@ function handle(op, path, st, recursive, sync) {
   const raw = toBuffer(path);
   let target;
   try {
-    target = resolve(raw);
+    target = resolve(raw, st);
   } catch (err) {
     // A parent the kernel cannot reach fails Node's own call the same way; anything
     // else (the permission model, no descriptors left) must not become a real delete.
@@ -62,6 +62,7 @@ function handle(op, path, st, recursive, sync) {
     if (!realdelete.supported()) return DELEGATE;
     return outcome(realdelete.remove(op, target, recursive, shownPath(path)));
   }
+  if (!target.viaLink) remember(target);
   return outcome(trashTarget(settings, env, target, op, path));
 }
 

@@ -19,6 +19,7 @@ module.exports = {
   renameSync: fs.renameSync,
   rmdirSync: fs.rmdirSync,
   rmSync: fs.rmSync,
+  statSync: fs.statSync,
   unlinkSync: fs.unlinkSync,
   writeSync: fs.writeSync,
 };

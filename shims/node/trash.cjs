@@ -59,8 +59,13 @@ function checkRoot(root, st, owned) {
   }
 }
 
-// Create root/files and root/info (0700) as needed and check all three, every time:
-// a process that trashed once must not follow a root swapped for a symlink since.
+// Roots whose files/ and info/ were checked, with the root's identity then. Only the
+// root's owner can change what is inside it, so while lstat shows the same root they
+// need no second look; the root itself is checked before every item.
+const checkedInside = new Map();
+
+// Create root/files and root/info (0700) as needed and check the root every time: a
+// process that trashed once must not follow a root swapped for a symlink since.
 function ensureTrashRoot(root, owned) {
   let st = lstatSync(root, { throwIfNoEntry: false });
   if (!st) {
@@ -68,6 +73,8 @@ function ensureTrashRoot(root, owned) {
     st = lstatSync(root);
   }
   checkRoot(root, st, owned);
+  const identity = `${st.dev}:${st.ino}`;
+  if (checkedInside.get(latin1(root)) === identity) return st.dev;
   for (const sub of ['files', 'info']) {
     const path = join(root, Buffer.from(sub));
     let sst = lstatSync(path, { throwIfNoEntry: false });
@@ -83,9 +90,9 @@ function ensureTrashRoot(root, owned) {
       throw new TrashFailure('ENOTDIR', `${show(path)} is not a directory of the trash's owner`);
     }
   }
+  checkedInside.set(latin1(root), identity);
   return st.dev;
 }
-
 
 // The highest ancestor of directory (a real path) that is still on dev.
 function mountTopdir(directory, dev) {
@@ -139,7 +146,7 @@ function locate(absolute, dev, trashDir, env) {
           `${show(root)}, and safedel never copies`
       );
     }
-    return { root, topdir: null };
+    return { root, topdir: null, owned: true };
   }
   const home = homeTrash(env);
   let homeDev = null;
@@ -148,9 +155,9 @@ function locate(absolute, dev, trashDir, env) {
   } catch {
     homeDev = null;
   }
-  if (homeDev === dev) return { root: home, topdir: null };
+  if (homeDev === dev) return { root: home, topdir: null, owned: false };
   const topdir = mountTopdir(dirname(absolute), dev);
-  return { root: topdirTrash(topdir), topdir };
+  return { root: topdirTrash(topdir), topdir, owned: true };
 }
 
 function failure(err, what) {
@@ -201,6 +208,12 @@ function trash(target, trashDir, env) {
       fd = openSync(infoPath, INFO_FLAGS, 0o600);
     } catch (err) {
       if (err.code === 'EEXIST') continue;
+      if (err.code === 'ENOENT' && checkedInside.delete(latin1(location.root))) {
+        // Somebody emptied the trash by removing its folders: make them again.
+        ensureTrashRoot(location.root, location.owned);
+        attempt -= 1;
+        continue;
+      }
       throw failure(err, 'cannot create the trash info file');
     }
     if (lexists(entry)) {

@@ -179,3 +179,26 @@ def test_a_file_name_cannot_forge_a_marker_through_the_refusal(sandbox, node):
     ]
     assert all("forged" not in payload for payload in lines)
     assert (sandbox.work / hostile).exists()
+
+
+MOVE_BETWEEN = r"""
+const fs = require('fs');
+fs.unlinkSync('a/one');
+fs.renameSync('a', 'b');
+fs.symlinkSync('b', 'a');
+fs.unlinkSync('a/two');
+console.log('null');
+"""
+
+
+@NODES
+def test_a_parent_moved_between_deletions_is_resolved_again(sandbox, node):
+    """The shim remembers real parents it has seen; one moved since (its old name now a
+    link to it) must give the new real place, not the remembered one."""
+    (sandbox.work / "a").mkdir()
+    for name in ("one", "two"):
+        (sandbox.work / "a" / name).write_text(name)
+    assert json_out(run_script(sandbox, node, MOVE_BETWEEN)) is None
+    info = (sandbox.trash / "info" / "two.trashinfo").read_text()
+    assert f"Path={sandbox.work}/b/two\n".replace(" ", "%20") in info
+    assert (sandbox.trash / "files" / "two").read_text() == "two"
