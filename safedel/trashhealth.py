@@ -4,7 +4,7 @@ half of themselves (see core/orphans.py)."""
 import os
 
 from . import catalog, purging, retention
-from .core import orphans, trashdirs
+from .core import orphans, trashlist
 
 
 def human(size):
@@ -33,7 +33,7 @@ def checks(environ=None):
             detail += f" (max_size {limit_text}{'' if ok else ': over, run safedel purge'})"
     yield "trash size", ok, detail
     stale, lonely = [], []
-    for root in trashdirs.visible_trash_dirs():
+    for root in trashlist.visible_trash_dirs():
         found_stale, found_lonely = orphans.scan(root)
         stale += found_stale
         lonely += [os.path.join(root, b"files", name) for name in found_lonely]

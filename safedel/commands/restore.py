@@ -24,9 +24,9 @@ def present():
 
 def orphan_item(name, destination):
     """An Item for a payload in some trash's files/ that has no info file."""
-    from ..core import trashdirs, trashinfo
+    from ..core import trashinfo, trashlist
 
-    for root in trashdirs.visible_trash_dirs():
+    for root in trashlist.visible_trash_dirs():
         info = os.path.join(root, b"info", name + trashinfo.INFO_SUFFIX)
         if os.path.lexists(os.path.join(root, b"files", name)) and not os.path.lexists(info):
             return catalog.Item(root, name, destination, "", (0, 0))

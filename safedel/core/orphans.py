@@ -11,7 +11,7 @@ import os
 import time
 import zlib
 
-from . import trashdirs, trashinfo
+from . import trashinfo, trashlist
 
 GRACE_SECONDS = 600
 SWEEP_EVERY_SECONDS = 3600
@@ -63,7 +63,7 @@ def repair(root, now=None):
 
 def repair_all(now=None):
     """repair() on every trash dir safedel can see: [(root, removed, lonely)]."""
-    return [(root, *repair(root, now)) for root in trashdirs.visible_trash_dirs()]
+    return [(root, *repair(root, now)) for root in trashlist.visible_trash_dirs()]
 
 
 def sweep_if_due(root, state_dir, now=None):
