@@ -89,7 +89,10 @@ class Sandbox:
         options = environment.RunOptions(
             session="bench", turn=f"turn-{self.turns}", threshold=threshold
         )
-        return environment.child_environment(self.base_env(), self.shim_home, options)
+        env = environment.child_environment(self.base_env(), self.shim_home, options)
+        # As `safedel run` started in the work tree would decide: that is the workspace.
+        env.setdefault("SAFEDEL_WORKSPACE_ROOTS", os.path.realpath(self.work))
+        return env
 
     def inactive_env(self):
         """The hooks in place (PYTHONPATH, NODE_OPTIONS) but SAFEDEL_ACTIVE unset."""
