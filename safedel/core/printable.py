@@ -9,11 +9,17 @@ escaped; a backslash is doubled so the escaping can't be forged either.
 
 import os
 
-_ESCAPES = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
-_ESCAPES.update({0x0A: "\\n", 0x09: "\\t", 0x0D: "\\r", 0x5C: "\\\\"})
-_ESCAPES.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
-# surrogateescape turns each undecodable byte into U+DC80..U+DCFF.
-_ESCAPES.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})
+_escapes = {}  # built at the first message: the rm launcher rarely needs one
+
+
+def _table():
+    if not _escapes:
+        _escapes.update({c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]})
+        _escapes.update({0x0A: "\\n", 0x09: "\\t", 0x0D: "\\r", 0x5C: "\\\\"})
+        _escapes.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+        # surrogateescape turns each undecodable byte into U+DC80..U+DCFF.
+        _escapes.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})
+    return _escapes
 
 
 def printable(raw):
@@ -22,4 +28,4 @@ def printable(raw):
         raw = os.fspath(raw)
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", "surrogateescape")
-    return raw.translate(_ESCAPES)
+    return raw.translate(_table())

@@ -17,7 +17,7 @@ import sys
 
 _O_PATH = getattr(os, "O_PATH", 0)
 _DIR_FLAGS = (_O_PATH or os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC
-_PROC_FD = os.path.isdir("/proc/self/fd") if sys.platform.startswith("linux") else False
+_LINUX = sys.platform.startswith("linux")
 
 
 class Target:
@@ -112,7 +112,7 @@ def real_directory(directory, dir_fd=None):
 
 
 def _fd_path(fd, st):
-    if not _PROC_FD:
+    if not _LINUX:
         return None
     try:
         link = os.readlink(b"/proc/self/fd/%d" % fd)
