@@ -2,6 +2,7 @@
 ~/.zshrc` at the prompt, and options that make a careless hook fail (NO_UNSET, ERR_EXIT)."""
 
 import os
+import shlex
 
 import pytest
 from conftest import require
@@ -144,3 +145,24 @@ def test_loading_twice_leaves_one_hook_whatever_the_options(sandbox, option):
     numbers = [int(read(sandbox, f"turn{index}.txt").rsplit("-", 1)[-1]) for index in range(3)]
     assert [numbers[1] - numbers[0], numbers[2] - numbers[1]] == [1, 1], numbers
     assert sorted(read(sandbox, "hooks").split()) == ["__safedel_precmd", "__safedel_preexec"]
+
+
+def test_a_zsh_in_a_tmux_pane_started_from_a_bootstrapped_zsh_keeps_bin_rm_covered(sandbox):
+    """The tmux server keeps the environment of the command line that started it."""
+    require("tmux")
+    require(os.path.join(sandbox.shim_home, "bin", "rm"))
+    make(sandbox, "in-pane")
+    socket = f"safedel-test-{os.getpid()}"
+    tmux = f"tmux -L {socket} -f /dev/null"
+    # Typed at the pane's own prompt, as a user would, so the pane's hooks run.
+    typed = f"zsh -c '/bin/rm in-pane'; tmux -L {socket} wait-for -S done"
+    start = f"{tmux} new-session -d -x 200 -y 20 zsh -i"
+    keys = f"{tmux} send-keys -t 0 {shlex.quote(typed)} Enter"
+    terminal = open_shell(sandbox, ["zsh", "-i"], zsh_rc())
+    try:
+        status, shown = terminal.run(f"{start} && {keys} && {tmux} wait-for done")
+    finally:
+        terminal.run(f"tmux -L {socket} kill-server 2>/dev/null; true")
+        terminal.close()
+    assert status == 0, shown
+    assert sandbox.trashed_names() == ["in-pane"]
