@@ -91,8 +91,17 @@ def _carry_out_lending_write(deletion, conf, runtime, target, item):
 
 
 def _is_empty(path):
+    """Whether rmdir(path) would find it empty. A directory this user may not read is
+    looked into by its owner; anyone else's is taken as not empty, so it stays."""
     try:
         with os.scandir(path) as listing:
             return next(listing, None) is None
     except OSError:
+        pass
+    from . import rmcheck
+
+    try:
+        st = os.lstat(path)
+    except OSError:
         return True  # let the trash report why it can't be moved
+    return rmcheck.empty_despite_mode(path, st, rmcheck.User(), None)

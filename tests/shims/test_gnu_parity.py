@@ -260,7 +260,12 @@ def find_tree(base):
     (base / "d" / "ok" / "deeper").mkdir(parents=True)
     (base / "d" / "ok" / "deeper" / "g").write_text("x")
     (base / "e" / "f").mkdir(parents=True)
-    chown(base / "d", base / "e")
+    (base / "w" / "x").mkdir(parents=True)
+    (base / "w" / "x" / "f").write_text("x")
+    (base / "w" / "empty").mkdir()
+    chown(base / "d", base / "e", base / "w")
+    (base / "w" / "x").chmod(0o300)
+    (base / "w" / "empty").chmod(0o300)
     (base / "d" / "s" / "theirs").write_text("x")
     (base / "d" / "s").chmod(0o1777)
     (base / "d" / "ro").chmod(0o555)
@@ -274,6 +279,7 @@ def find_tree(base):
         ["d/ok", "d/ro", "-delete"],
         ["d", "-name", "f", "-delete"],
         ["e", "-delete"],
+        ["w", "-delete"],
     ],
 )
 def test_find_delete_keeps_what_gnu_find_keeps(area, args):
