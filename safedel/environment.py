@@ -140,15 +140,15 @@ def shell_expansion_safe(path):
 
 
 def sh_env(home):
-    # dash, busybox sh and posix-mode bash expand ENV ($, ` and \\) before reading it.
+    # dash, busybox sh and posix-mode bash expand ENV ($, ` and \) before reading it.
     return shell_expansion_safe(os.path.join(home, "posix", "env.sh"))
 
 
 def bash_env(home):
     """BASH_ENV, which bash expands before reading it: the path of env.sh for the user
-    who owns the shim home, and an empty name, which bash skips without a word, for
-    anyone else (`su user -c` from a root shell keeps the variable but cannot read
-    root's home, and bash would complain at every start)."""
+    who owns the shim home, and a missing /posix/env.sh, which bash skips without a
+    word, for anyone else (`su user -c` from a root shell keeps the variable but cannot
+    read root's home, and bash would complain at every start)."""
     if not hasattr(os, "geteuid"):
         return shell_expansion_safe(os.path.join(home, "posix", "env.sh"))
     return f"${{SAFEDEL_HOME:+${{SAFEDEL_HOME:0:EUID=={os.geteuid()}?4096:0}}/posix/env.sh}}"
