@@ -206,3 +206,18 @@ def test_errexit_in_an_sh_rc_and_the_bootstrap_stay_quiet(sandbox):
         terminal.close()
     assert anded == 1, shown
     assert noise(inner, ("true",)) == []
+
+
+@pytest.mark.parametrize("shell", ["dash", "busybox"])
+def test_sh_bootstrap_in_profile_survives_ps1_set_in_the_env_file(sandbox, shell):
+    """A login sh reads ~/.profile, then $ENV: safedel's env.sh runs the user's ENV
+    file (which sets PS1) and then puts the turn hook back into PS1."""
+    files = {".profile": bootstrap("sh"), ".shrc": "PS1='> '\n"}
+    argv = ["dash", "-l", "-i"] if shell == "dash" else ["busybox", "sh", "-l", "-i"]
+    terminal = open_shell(sandbox, argv, files, ENV=str(sandbox.home / ".shrc"))
+    try:
+        for index in range(3):
+            terminal.run(f'cat "$SAFEDEL_TURN_FILE" > turn{index}.txt')
+    finally:
+        terminal.close()
+    assert_one_turn_a_line([read(sandbox, f"turn{index}.txt") for index in range(3)])
