@@ -32,9 +32,11 @@ def patch(module):
             return stash(self, path)
 
     def commit_wrapper(self):
-        if self._moves and deletions().current_settings().active:
-            _delete_in_place(self._moves)
-        return commit(self)
+        try:
+            if self._moves and deletions().current_settings().active:
+                _delete_in_place(self._moves)
+        finally:
+            commit(self)  # what is left: the emptied stash directories
 
     for wrapper, original in ((stash_wrapper, stash), (commit_wrapper, commit)):
         for name in ("__module__", "__name__", "__qualname__", "__doc__"):
