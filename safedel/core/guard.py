@@ -9,18 +9,19 @@ computes the same answer without a lock, and a process killed at any moment leav
 worst one complete line behind: nothing can go stale.
 
 A full disk can cut a write short and leave a fragment without its newline. That take
-fails closed (its writer refuses the batch); the next writer ends that line with `#`,
-so it can never read as a record, and starts its own on a fresh line. Readers skip any
-line that is not a whole record: the fragment was never granted, so skipping it agrees
-with what its writer did.
+fails closed (its writer refuses the batch). Readers skip any line that is not a whole
+record, so the fragment, never granted, is never counted either. The next record is
+glued to it into one line that readers skip too; its writer sees that, and, its own
+newline having ended the fragment, writes a new take on a fresh line.
 """
 
+import errno
 import os
 import stat
 import time
 
 from . import jsonl
-from .private import EXCLUSIVE, Held, append_lines, open_dir
+from .private import EXCLUSIVE, Held, open_dir
 
 try:  # the bare C hash: hashlib would load OpenSSL, a large cost for one digest
     from _sha2 import sha256 as _sha256
@@ -165,10 +166,24 @@ def _open_ledger(settings):
 
 
 def _append(fd, record):
-    """Append record; return its line as written (a void line end may go before it)."""
+    """Append record as one line with one O_APPEND write; return the line. A short write
+    (a full disk) raises: the caller fails closed."""
     line = (jsonl.dumps(record) + "\n").encode("ascii")
-    append_lines(fd, line)
+    if os.write(fd, line) != len(line):
+        raise OSError(errno.ENOSPC, "short write: the disk is full")
     return line
+
+
+def _append_whole(fd, record):
+    """Append a line no take reads back (approve, reject) on a line of its own: if a
+    torn fragment came just before it, the two made one line that readers skip, so it
+    is written again, now after a newline."""
+    for _attempt in range(2):
+        line = _append(fd, record)
+        start = os.lseek(fd, 0, os.SEEK_CUR) - len(line)  # O_APPEND: just past ours
+        if start == 0 or os.pread(fd, 1, start - 1) == b"\n":
+            return
+    raise OSError(errno.EIO, "the ledger keeps tearing lines")
 
 
 def _resume(fd, info, key, cursor):
@@ -219,25 +234,30 @@ def _same_path(settings, identity):
 
 def take(settings, n):
     """Ask for n deletions in the current turn. Raises only GuardError."""
-    take_id = f"{os.getpid()}.{os.urandom(6).hex()}"
-    record = {"op": "take", "id": take_id, "n": n, "t": settings.threshold}
-    record["ts"] = int(time.time() * 1000)
     key = (settings.state_dir, settings.session, settings.turn)
     with EXCLUSIVE as nested:
-        if nested:  # re-entered mid-take: its own descriptor, and no cursor
-            fd = _open_ledger(settings)
-            try:
-                return _decide(settings, fd, record, key, None, False)
-            finally:
-                os.close(fd)
-        try:
-            fd = _held_ledger(settings, key)
-        except OSError as exc:
-            raise _error("use", exc) from None
-        return _decide(settings, fd, record, key, _cursors.get(key), True)
+        for _attempt in range(2):  # a second time only after a torn line swallowed ours
+            record = {"op": "take", "id": f"{os.getpid()}.{os.urandom(6).hex()}", "n": n}
+            record.update(t=settings.threshold, ts=int(time.time() * 1000))
+            if nested:  # re-entered mid-take: its own descriptor, and no cursor
+                fd = _open_ledger(settings)
+                try:
+                    decision = _decide(settings, fd, record, key, None, False)
+                finally:
+                    os.close(fd)
+            else:
+                try:
+                    fd = _held_ledger(settings, key)
+                except OSError as exc:
+                    raise _error("use", exc) from None
+                decision = _decide(settings, fd, record, key, _cursors.get(key), True)
+            if decision is not None:
+                return decision
+    raise GuardError("the bulk-guard ledger keeps tearing lines; nothing was deleted")
 
 
 def _decide(settings, fd, record, key, cursor, remember):
+    """The verdict on record, appended to fd; None if it was glued to a torn line."""
     try:
         own = _append(fd, record)
         info = os.fstat(fd)
@@ -255,16 +275,16 @@ def _decide(settings, fd, record, key, cursor, remember):
             if remember:
                 _cursors[key] = ((info.st_dev, info.st_ino), offset, own, state.copy())
             return Decision(verdict, state.granted, settings.threshold, state.mode)
-    # Our line was glued to a fragment torn off just before it: no reader counts it,
-    # so it is refused here too.
-    raise GuardError("the bulk-guard ledger lost this process's entry (a torn write?)")
+        if line.endswith(own):
+            return None  # glued to a torn fragment: no reader counts that line
+    raise GuardError("the bulk-guard ledger lost this process's entry; run `safedel guard reset`")
 
 
 def mark(settings, op, by):
     """Append an approve or reject line for the current turn."""
     fd = _open_ledger(settings)
     try:
-        _append(fd, {"op": op, "by": by, "ts": int(time.time() * 1000)})
+        _append_whole(fd, {"op": op, "by": by, "ts": int(time.time() * 1000)})
     except OSError as exc:
         raise _error("write", exc) from None
     finally:

@@ -159,25 +159,6 @@ class Held:
             os.close(self.fd)
 
 
-# Written before a record when the file does not end in a newline. It ends the line
-# and voids it: a fragment torn off whole but for its newline must never read as a
-# record once the next one follows it.
-VOID_LINE_END = b"#\n"
-
-
-def append_lines(fd, data):
-    """Append whole lines with one O_APPEND write (fd open for reading too), starting on
-    a fresh line. A short write (a full disk) leaves a fragment without its newline;
-    the next record must neither be glued to it nor complete it into a record. A short
-    write here raises: the caller fails closed, and readers skip the fragment.
-    """
-    size = os.fstat(fd).st_size
-    if size and os.pread(fd, 1, size - 1) != b"\n":
-        data = VOID_LINE_END + data
-    if os.write(fd, data) != len(data):
-        raise OSError(errno.ENOSPC, "short write: the disk is full")
-
-
 class _Exclusive:
     """The engine's per-process caches (held descriptors, ledger cursors) serve one
     thread at a time. A deletion that re-enters on the thread already inside (a

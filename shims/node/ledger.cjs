@@ -104,17 +104,9 @@ function verdicts(lines) {
   });
 }
 
-// Append whole lines with one O_APPEND write, starting on a fresh line: a short write
-// before this one left a fragment without its newline, which must neither swallow this
-// record nor be completed into one, so that line is ended with '#'. A short write here
-// throws: the take fails closed, and readers skip it.
-const VOID_LINE_END = Buffer.from('#\n');
-
-function appendLines(fd, data) {
-  const size = fstatSync(fd).size;
-  if (size > 0 && readAt(fd, 1, size - 1)[0] !== 0x0a) {
-    data = Buffer.concat([VOID_LINE_END, data]);
-  }
+// Append one line with one O_APPEND write. A short write (a full disk) throws: that
+// take fails closed, and readers skip the fragment it left.
+function appendLine(fd, data) {
   if (writeSync(fd, data) !== data.length) throw new Error('short write: the disk is full');
 }
 
@@ -167,7 +159,17 @@ function readOn(fd, st, key) {
 }
 
 // Ask for n deletions in the current turn: { verdict, count, threshold }. Throws GuardError.
+// A second take is written only when a fragment a full disk tore off swallowed the first
+// (the two made one line that no reader counts; our newline ended the fragment).
 function take(settings, n) {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const decision = takeOnce(settings, n);
+    if (decision) return decision;
+  }
+  throw new GuardError('the bulk-guard ledger keeps tearing lines; nothing was deleted');
+}
+
+function takeOnce(settings, n) {
   const id = nextId();
   const record = { op: 'take', id, n, t: settings.threshold, ts: Date.now() };
   const own = Buffer.from(JSON.stringify(record) + '\n');
@@ -178,7 +180,7 @@ function take(settings, n) {
   let state;
   let file;
   try {
-    appendLines(fd, own);
+    appendLine(fd, own);
     const st = fstatSync(fd);
     file = `${st.dev}:${st.ino}`;
     [offset, state, data] = readOn(fd, st, key);
@@ -200,9 +202,13 @@ function take(settings, n) {
       cursors.set(key, { file, offset, line: own, state: state.copy() });
       return { verdict, count: state.granted, threshold: settings.threshold };
     }
+    if (line.length > own.length && line.subarray(line.length - own.length).equals(own)) {
+      return null; // glued to a torn fragment: no reader counts that line
+    }
   }
-  // Our line was glued to a fragment torn off just before it: no reader counts it.
-  throw new GuardError("the bulk-guard ledger lost this process's entry (a torn write?)");
+  throw new GuardError(
+    "the bulk-guard ledger lost this process's entry; run `safedel guard reset`"
+  );
 }
 
 // Remove ledgers and signal files untouched for 24 hours.
