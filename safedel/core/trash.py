@@ -14,6 +14,7 @@ import sys
 from . import resolve, trashdirs, trashinfo
 from .outcome import DeletionError
 from .printable import printable
+from .private import EXCLUSIVE
 
 _INFO_FLAGS = (
     os.O_WRONLY
@@ -89,14 +90,16 @@ def trash(path, trash_dir=None):
             f"{printable(absolute)} is a mount point and cannot be moved to a trash",
             os.fsdecode(absolute),
         )
-    try:
-        location = trashdirs.locate(absolute, st.st_dev, trash_dir)
-    except trashdirs.TrashUnavailable as exc:
-        raise TrashFailure(exc.errno, exc.strerror, os.fsdecode(absolute)) from None
-    except OSError as exc:
-        reason = f"cannot prepare the trash: {exc.strerror or exc}"
-        raise TrashFailure(exc.errno or errno.EIO, reason, os.fsdecode(absolute)) from None
-    return _move(target, absolute, st, location)
+    # The held trash descriptors serve one thread at a time (trashdirs.hold).
+    with EXCLUSIVE:
+        try:
+            location = trashdirs.locate(absolute, st.st_dev, trash_dir)
+        except trashdirs.TrashUnavailable as exc:
+            raise TrashFailure(exc.errno, exc.strerror, os.fsdecode(absolute)) from None
+        except OSError as exc:
+            reason = f"cannot prepare the trash: {exc.strerror or exc}"
+            raise TrashFailure(exc.errno or errno.EIO, reason, os.fsdecode(absolute)) from None
+        return _move(target, absolute, st, location)
 
 
 def _is_mount_point(absolute, dev):

@@ -9,6 +9,8 @@ import stat
 
 from . import trashtrust
 from .printable import printable
+from .private import EXCLUSIVE
+from .private import Held as PrivateHeld
 
 
 class TrashUnavailable(OSError):
@@ -66,33 +68,39 @@ _DIR_OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 class Held:
     """Descriptors on a checked trash root's files/ and info/: items go in through
-    them, so nothing can be redirected by a path swapped after the check."""
+    them, so nothing can be redirected by a path swapped after the check. The program
+    owns the descriptor table (it may closerange or dup2 over them), so each is trusted
+    only while fstat still shows the folder it was opened on, and closed only then."""
 
-    __slots__ = ("ident", "dev", "files_fd", "info_fd")
+    __slots__ = ("ident", "dev", "files", "info", "files_fd", "info_fd")
 
     def __init__(self, ident, files_fd, info_fd):
         self.ident, self.dev = ident, ident[0]
+        self.files, self.info = PrivateHeld(files_fd), PrivateHeld(info_fd)
         self.files_fd, self.info_fd = files_fd, info_fd
 
     def still_at(self, root):
         """root still leads (without a symlink) to this directory, and neither of its
-        folders was removed (an emptied trash): one lstat and two fstats per item."""
+        folders was removed (an emptied trash) or lost to the program: one lstat and
+        two fstats per item."""
         try:
             st = os.lstat(root)
-            gone = os.fstat(self.files_fd).st_nlink == 0 or os.fstat(self.info_fd).st_nlink == 0
         except OSError:
             return False
-        return not gone and (st.st_dev, st.st_ino) == self.ident and stat.S_ISDIR(st.st_mode)
+        folders = (self.files.stat(), self.info.stat())
+        if None in folders or 0 in (folders[0].st_nlink, folders[1].st_nlink):
+            return False
+        return (st.st_dev, st.st_ino) == self.ident and stat.S_ISDIR(st.st_mode)
 
     def close(self):
-        for fd in (self.files_fd, self.info_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self.files.close()
+        self.info.close()
 
 
 _held = {}
+# Stale Helds that a call further out on this thread may still be using (a deletion
+# re-entered from a finalizer or a signal handler): closed by the next outermost call.
+_retired = []
 
 
 def hold(root):
@@ -103,7 +111,10 @@ def hold(root):
         if held.still_at(root):
             return held
         del _held[root]
-        held.close()
+        _retired.append(held)
+    if EXCLUSIVE.depth <= 1:
+        while _retired:
+            _retired.pop().close()
     ensure_trash_root(root)
     try:
         root_fd = os.open(root, _DIR_OPEN)
