@@ -149,7 +149,7 @@ def run_test(tree, test, env, timeout):
     return status, "\n".join(log.strip().splitlines()[-25:])
 
 
-def safedel_env(work, home_dir, test):
+def safedel_env(work, home_dir, test, tree):
     """What `safedel run` gives a command, for nobody, with this test as the turn."""
     from safedel import environment
 
@@ -167,6 +167,9 @@ def safedel_env(work, home_dir, test):
     # -T, for one, refuses to run anything while ENV is set).
     for hook in ("BASH_ENV", "ENV", "ZDOTDIR", "NODE_OPTIONS", "PYTHONPATH"):
         env.pop(hook, None)
+    # As `safedel run` started in the test tree would decide, once: that is the
+    # workspace (the tests cd into subdirectories and name siblings by absolute path).
+    env["SAFEDEL_WORKSPACE_ROOTS"] = tree
     return env
 
 
@@ -207,7 +210,7 @@ def run_suite(checkout, only=None, timeout=600):
         results = {}
         for test in only or tests_in(checkout):
             gnu = run_test(gnu_tree, test, suite_env(gnu_tree, {}), timeout)
-            ours_env = suite_env(ours_tree, safedel_env(work, home_dir, test))
+            ours_env = suite_env(ours_tree, safedel_env(work, home_dir, test, ours_tree))
             before = trash_events(work)
             ours = run_test(ours_tree, test, ours_env, timeout)
             results[test] = {"gnu": gnu[0], "safedel": ours[0], "gnu_log": gnu[1], "log": ours[1]}

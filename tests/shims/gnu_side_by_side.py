@@ -137,7 +137,10 @@ def nobody_env(root, home_dir, which):
     if which == "gnu":
         return base
     options = environment.RunOptions(session="s", turn="t")
-    return environment.child_environment(base, home_dir, options)
+    env = environment.child_environment(base, home_dir, options)
+    # As `safedel run` started in the tree would decide: that is the workspace.
+    env["SAFEDEL_WORKSPACE_ROOTS"] = str(root / "ours")
+    return env
 
 
 def nobody_run(root, home_dir, args, stdin, stdin_fd=None, only=("gnu", "ours"), tool="rm"):
