@@ -75,9 +75,12 @@ def select(selection, report_path, warn=None, now=None):
 def sizes(items):
     """{file_path: bytes} for items, directories through the directorysizes cache."""
     by_root = {}
-    for item in items:
-        by_root.setdefault(item.root, []).append(item.name)
     found = {}
+    for item in items:
+        if getattr(item, "size", None) is not None:  # a recycle-bin entry says its size
+            found[item.file_path] = item.size
+            continue
+        by_root.setdefault(item.root, []).append(item.name)
     for root, names in by_root.items():
         for name, size in dirsizes.sizes(root, names).items():
             found[os.path.join(root, b"files", name)] = size
