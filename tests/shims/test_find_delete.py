@@ -158,3 +158,28 @@ def test_symbolic_links_as_gnu_find(sandbox, args):
     pair.build(linked)
     ours = pair.same(args)
     assert_trashed(sandbox, ours, pair.ours, "find")
+
+
+def findutils_tree(base):
+    for name in (b"tmp", b"tmp/top", b"tmp/top/one", b"tmp/top/one/foo", b"tmp/top/two"):
+        os.mkdir(os.path.join(base, name))
+    os.mkdir(os.path.join(base, b"tmp/top/dir"))
+    open(os.path.join(base, b"tmp/top/file"), "wb").close()
+
+
+# The -delete cases of findutils' own suite (find.gnu/delete, deletedir, deletefile).
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tmp", "-path", "tmp/top/two", "-delete"],
+        ["tmp", "-path", "tmp/top/dir", "-delete", "-print"],
+        ["tmp", "-path", "tmp/top/file", "-delete", "-print"],
+    ],
+)
+def test_findutils_own_delete_cases(sandbox, args):
+    require("/usr/bin/find")
+    pair = SideBySide(sandbox, "find")
+    pair.build(findutils_tree)
+    ours = pair.same(args)
+    assert len(ours.gone) == 1
+    assert_trashed(sandbox, ours, pair.ours, "find")
