@@ -68,7 +68,10 @@ def trash(path, trash_dir=None):
     """Trash one path (str, bytes, PathLike, or a resolve.Target the deletion pipeline
     has judged). Return a TrashRecord or raise OSError."""
     if isinstance(path, resolve.Target) and not path.via_link:
+        # Judged a moment ago, but looked at again: an operand given twice, or removed
+        # meanwhile, is missing now (ENOENT, as for the real tool), not a failed move.
         resolved, had_slash, path = path, False, path.shown
+        resolved.st = os.lstat(resolved.path)
     else:
         target, had_slash = split_trailing_slash(os.fsencode(path))
         # Path= and the move both use where the kernel puts the item (`a/link/../f` is

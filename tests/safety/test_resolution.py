@@ -119,3 +119,10 @@ def test_a_link_in_the_temp_dir_is_itself_exempt(sandbox):
     done = shim(sandbox, "rm", str(link))
     assert done.returncode == 0 and not os.path.lexists(link)
     assert (proj / "top.txt").exists() and sandbox.trashed_names() == []
+
+
+def test_an_operand_given_twice_is_gone_the_second_time_not_failed(sandbox):
+    (sandbox.work / "twice").write_text("x")
+    done = shim(sandbox, "rm", "-f", "twice", "twice")
+    assert done.returncode == 0 and b"[safe-delete]" not in done.stderr, done.stderr
+    assert [e["operation"] for e in sandbox.report()] == ["trash"]
