@@ -187,6 +187,18 @@ def _items(tool, listed, links):
     from . import rmcheck
 
     user = rmcheck.User()
+    parents = {}
+
+    def pinned_parent(path):
+        head = path.rstrip(b"/")
+        parent = head[: head.rindex(b"/")] or b"/" if b"/" in head else b"."
+        if parent not in parents:
+            try:
+                parents[parent] = rmcheck.pinned(parent, os.stat(parent))
+            except OSError:
+                parents[parent] = False
+        return parents[parent]
+
     items, whole, absorbed = [], {}, set()  # whole: listed paths gone with all they hold
     for path in listed:
         if path == b".":
@@ -204,6 +216,8 @@ def _items(tool, listed, links):
             continue
         denied = errno.ENOTDIR if links.dir_link(path, st) else 0
         denied = denied or rmcheck.removal_errno(path, st, user)
+        if not denied and (rmcheck.pinned(path, st) or pinned_parent(path)):
+            denied = errno.EPERM
         if not denied and stat.S_ISDIR(st.st_mode) and rmcheck.is_mount_point(path):
             denied = errno.EBUSY
         if denied:

@@ -121,6 +121,31 @@ def _parent_granted(parent):
         return False
 
 
+_FS_IOC_GETFLAGS = 0x80086601
+_PINNED = 0x10 | 0x20  # FS_IMMUTABLE_FL, FS_APPEND_FL: no unlink, not even for root
+
+
+def pinned(path, st):
+    """True when chattr +i or +a forbids removing entries of, or the entry itself at,
+    path (a regular file or a directory; others are not opened)."""
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        return False
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        flags = bytearray(8)
+        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, flags)
+        return bool(int.from_bytes(flags[:4], "little") & _PINNED)
+    except OSError:
+        return False  # no such flags on this file system
+    finally:
+        os.close(fd)
+
+
 def whole_tree(path, st, user, asks=False):
     """True when GNU rm -r, as user, would remove every entry of the directory path.
 

@@ -5,6 +5,7 @@ trash), in find's depth-first order, with find's messages and exit status.
 """
 
 import os
+import subprocess
 
 import pytest
 from conftest import last_markers, require
@@ -183,3 +184,32 @@ def test_findutils_own_delete_cases(sandbox, args):
     ours = pair.same(args)
     assert len(ours.gone) == 1
     assert_trashed(sandbox, ours, pair.ours, "find")
+
+
+@pytest.fixture
+def pinned_tree(sandbox):
+    """work/{gnu,ours}/d/{a, imm (chattr +i), app/ (chattr +a) holding f}."""
+    chattr = require("chattr")
+    made = []
+
+    def setup(base):
+        os.makedirs(os.path.join(base, b"d", b"app"))
+        for name in (b"d/a", b"d/imm", b"d/app/f"):
+            open(os.path.join(base, name), "wb").close()
+        for flag, name in ((b"+i", b"d/imm"), (b"+a", b"d/app")):
+            path = os.path.join(base, name)
+            if subprocess.run([chattr, flag, path]).returncode != 0:
+                pytest.skip("chattr does not work on this file system (or not as root)")
+            made.append((flag.replace(b"+", b"-"), path))
+
+    pair = SideBySide(sandbox, "find")
+    pair.build(setup)
+    yield pair
+    for flag, path in made:
+        subprocess.run([chattr, flag, path], check=False)
+
+
+@pytest.mark.parametrize("args", [["d", "-delete"], ["d", "-name", "f", "-delete"]])
+def test_immutable_and_append_only_stay(pinned_tree, args):
+    ours = pinned_tree.same(args)
+    assert ours.status == 1 and b"d/imm" not in ours.gone
