@@ -26,6 +26,7 @@ def env(tmp_path):
         "SAFEDEL_REPORT": str(tmp_path / "report.jsonl"),
         "SAFEDEL_TRASH_DIR": str(tmp_path / "trash"),
         "SAFEDEL_EXEMPT": str(tmp_path / "exempt"),
+        "SAFEDEL_OUTSIDE_WORKSPACE": "allow",  # these tests are about the bulk guard
         "SAFEDEL_THRESHOLD": "50",
         "SAFEDEL_SESSION": "s1",
         "SAFEDEL_TURN": "t1",
@@ -83,8 +84,16 @@ def test_the_rule_grants_while_the_running_sum_stays_within_each_takes_threshold
     ]
 
 
+def made_before_the_turn(directory, count, prefix="f"):
+    """Files older than the turn's first ledger line: counted (what a turn makes is not)."""
+    paths = files(directory, count, prefix)
+    time.sleep(0.01)  # the ledger's clock is in milliseconds
+    return paths
+
+
 def test_a_batch_over_the_limit_is_refused_whole_and_a_directory_counts_one(env, tmp_path, capfd):
     current = settings.load(env)
+    batch = made_before_the_turn(tmp_path / "work", 3)
     spend(current, 47)
     big = tmp_path / "work" / "big_dir"
     big.mkdir()
@@ -92,7 +101,6 @@ def test_a_batch_over_the_limit_is_refused_whole_and_a_directory_counts_one(env,
     deletion.authorize(current, "rm", [str(big)])  # rm -rf big_dir: 1, count 48
     deletion.trash_one(current, "rm", str(big))
     assert guard.status(current.state_dir, "s1", "t1").granted == 48
-    batch = files(tmp_path / "work", 3)
     with pytest.raises(deletion.Refused) as caught:
         deletion.authorize(current, "rm", batch)
     assert caught.value.errno == 1
@@ -111,12 +119,13 @@ def test_a_batch_over_the_limit_is_refused_whole_and_a_directory_counts_one(env,
 
 def test_a_new_turn_starts_at_zero_and_a_rejected_turn_stays_rejected(env, tmp_path, capfd):
     current = settings.load(env)
+    old = made_before_the_turn(tmp_path / "work", 3, "r")
     spend(current, 50)
     assert guard.take(current, 1).verdict == guard.CONFIRM
     guard.mark(current, "reject", "test")
-    for _ in range(3):
+    for path in old:
         with pytest.raises(deletion.Refused):
-            deletion.authorize(current, "python", files(tmp_path / "work", 1, "r"))
+            deletion.authorize(current, "python", [path])
     assert markers.REJECTED in markers.parse_markers(capfd.readouterr().err)
     assert guard.status(current.state_dir, "s1", "t1").mode == "rejected"
     next_turn = settings.load(dict(env, SAFEDEL_TURN="t2"))
