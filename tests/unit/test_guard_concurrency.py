@@ -173,3 +173,46 @@ def test_sigkill_at_random_points_never_wedges_or_miscounts(sandbox):
         )
         expected = (guard.ALLOW, count + 1) if count < THRESHOLD else (guard.CONFIRM, count)
         assert answer.stdout.split() == [expected[0], str(expected[1])], answer.stderr
+
+
+def _takes_from_threads(current, threads, per_thread):
+    """Every verdict and every error of threads taking 1 at a time, all at once."""
+    import threading
+
+    verdicts, errors = [], []
+    start = threading.Barrier(threads)
+
+    def work():
+        start.wait()
+        for _ in range(per_thread):
+            try:
+                verdicts.append(guard.take(current, 1).verdict)
+            except Exception as exc:  # any error at all is a failure here
+                errors.append(repr(exc))
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return verdicts, errors
+
+
+def test_threads_in_one_process_get_exactly_the_threshold(tmp_path):
+    """The take's descriptor and cursor are per process: 64 threads share them."""
+    from safedel.core import settings
+
+    for run in range(10):
+        env = {
+            "SAFEDEL_STATE_DIR": str(tmp_path / "state"),
+            "SAFEDEL_SESSION": "threads",
+            "SAFEDEL_TURN": f"run-{run}",
+            "SAFEDEL_THRESHOLD": str(THRESHOLD),
+            "SAFEDEL_CONFIG": str(tmp_path / "no-config.toml"),
+            "HOME": str(tmp_path),
+        }
+        verdicts, errors = _takes_from_threads(settings.load(env), 64, 4)
+        assert errors == []
+        assert verdicts.count(guard.ALLOW) == THRESHOLD
+        state = guard.status(env["SAFEDEL_STATE_DIR"], "threads", f"run-{run}")
+        assert (state.granted, state.takes) == (THRESHOLD, len(verdicts))
