@@ -47,13 +47,16 @@ def shim(sandbox, *argv):
     )
 
 
-@pytest.mark.parametrize("front_end", ["find", "rmtree"])
+@pytest.mark.parametrize("front_end", ["find", "rmtree", "powershell"])
 def test_a_trailing_slash_through_a_temp_dir_link_never_empties_the_project(sandbox, front_end):
     proj = project(sandbox)
     link = sandbox.tmpdir / "link"
     link.symlink_to(proj)
     if front_end == "find":
         done = shim(sandbox, "find", f"{link}/", "-delete")
+    elif front_end == "powershell":
+        helper = [sys.executable, "-E", "-m", "safedel.shells.trash_helper", "--recurse"]
+        done = shim(sandbox, *helper, "--", f"{link}/")
     else:
         done = python(sandbox, f"import shutil; shutil.rmtree({str(link) + '/'!r})")
     assert link.is_symlink(), done
