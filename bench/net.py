@@ -48,6 +48,7 @@ def run(profile, root, shim_home):
         env = sandbox.base_env()
         errors = os.path.join(sandbox.root, "stderr")
         run = [*safedel_command(), "run", "-q", "--threshold", "99999"]
+        run += ["--workspace", sandbox.work]
         loop = [PYTHON, "-I", script("temp_loop.py"), sandbox.tmpdir, str(LOOP_FILES)]
         counter = iter(range(1_000_000))
 

@@ -7,10 +7,10 @@ the errno the kernel would give, or judge it through the same pipeline as the sh
 with EPERM. Any unexpected error answers EPERM: the net fails closed.
 """
 
+import _thread
 import errno
 import os
 import select
-import threading
 import time
 
 from ..core import settings
@@ -29,14 +29,23 @@ class Supervisor:
         self._names = {nr: name for name, nr in bpf.ARCHES[machine][2].items()}
         self._memory = notify.Memory()
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
-        self._thread = threading.Thread(target=self._serve, name="safedel-net", daemon=True)
+        self._finished = _thread.allocate_lock()
+        self._finished.acquire()
 
     def start(self):
         # The report stamps each event with the run it belongs to from os.environ; the
         # supervisor writes on the run's behalf, in safedel run's own process.
         if self._environ.get("SAFEDEL_RUN_ID"):
             os.environ["SAFEDEL_RUN_ID"] = self._environ["SAFEDEL_RUN_ID"]
-        self._thread.start()
+        # _thread, not threading: Thread.start() waits until the new thread has run,
+        # which on a busy machine put a scheduling delay in front of every command.
+        _thread.start_new_thread(self._run, ())
+
+    def _run(self):
+        try:
+            self._serve()
+        finally:
+            self._finished.release()
 
     def stop(self):
         """After the command exits: answer what is already queued, then close.
@@ -44,7 +53,7 @@ class Supervisor:
         A background process that outlives the run has nobody to answer it any more:
         its deletions then fail (ENOSYS), never succeed unjudged."""
         os.write(self._wake_w, b"x")
-        self._thread.join()
+        self._finished.acquire()
         self._places.close()
         for fd in (self._wake_r, self._wake_w, self._listener):
             os.close(fd)
