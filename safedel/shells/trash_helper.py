@@ -78,21 +78,14 @@ def trash_paths(settings, runtime, paths, recurse):
             errors[path] = problem
         else:
             candidates.append((path, target))
-    try:
-        deletion.authorize(
-            settings, runtime, [t for _, t in candidates if t.klass == deletion.TRASH]
-        )
-    except deletion.Refused as exc:
-        for path, target in candidates:
-            if target.klass == deletion.TRASH:
-                errors[path] = f"{_shown(path)} was not deleted: {exc.reason}"
-        candidates = [(p, t) for p, t in candidates if t.klass != deletion.TRASH]
-    for path, target in candidates:
-        try:
-            deletion.carry_out(settings, runtime, target)
-        except OSError as exc:
-            reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
-            errors[path] = f"Cannot remove item {_shown(path)}: {reason}"
+    # Protected paths were refused above; delete() runs the rest of the pipeline.
+    outcomes = deletion.delete(settings, runtime, [target for _, target in candidates])
+    for index, (path, _) in enumerate(candidates):
+        outcome = outcomes[index]
+        if isinstance(outcome.error, deletion.Refused):
+            errors[path] = f"{_shown(path)} was not deleted: {outcome.error.reason}"
+        elif outcome.error is not None:
+            errors[path] = f"Cannot remove item {_shown(path)}: {outcome.error.reason}"
     return errors
 
 
