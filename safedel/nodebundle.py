@@ -24,20 +24,12 @@ _HEAD = """'use strict';
 
 _SOURCES = """  // Each module's text is built only when it is first required; until then V8 only
   // scans over it, so a start pays for what it loads and little else.
-  function moduleSources() {
-    return {
 """
 
-_END_SOURCES = """    };
-  }
-"""
-
-_TAIL = """  let sources = null;
-  const loaded = {};
+_TAIL = """  const loaded = {};
   const params = ['module', 'exports', 'require'];
   function local(id) {
     const name = typeof id === 'string' && id.startsWith('./') ? id.slice(2) : null;
-    if (name !== null && sources === null) sources = moduleSources();
     if (name === null || !(name in sources)) return nodeRequire(id);
     if (!loaded[name]) {
       const module = { exports: {} };
@@ -58,10 +50,15 @@ _END = """  })(local);
 def bundle(node_dir):
     """The one-file preload (bytes) for the modules in node_dir."""
     names = sorted(n for n in os.listdir(node_dir) if _NAME.match(n) and n != ENTRY)
-    parts = [_HEAD, _TAIL, _read(node_dir, ENTRY), _END, _SOURCES]
-    for name in names:
-        parts.append(f"      '{name}': () => {json.dumps(_read(node_dir, name))},\n")
-    parts += [_END_SOURCES, "})(require);\n"]
+    functions = {name: "source_" + name[: -len(".cjs")] for name in names}
+    table = ", ".join(f"'{name}': {function}" for name, function in functions.items())
+    parts = [_HEAD, f"  const sources = {{ {table} }};\n", _TAIL, _read(node_dir, ENTRY), _END]
+    parts.append(_SOURCES)
+    for name, function in functions.items():
+        parts.append(
+            f"  function {function}() {{\n    return {json.dumps(_read(node_dir, name))};\n  }}\n"
+        )
+    parts.append("})(require);\n")
     return "".join(parts).encode("utf-8")
 
 

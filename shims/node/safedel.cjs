@@ -18,7 +18,8 @@
     if (!inWorker) require('./workers.cjs').carry(__filename);
   } catch (err) {
     try {
-      const message = `safedel: warning: the Node shim did not load: ${err && err.message}\n`;
+      const why = String(err && err.message).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+      const message = `safedel: warning: the Node shim did not load: ${why}\n`;
       require('fs').writeSync(2, message);
     } catch {
       // Nowhere to report it; the process runs unprotected rather than not at all.
