@@ -92,11 +92,13 @@ def trashed_count(trash_dir):
 
 
 def start(sandbox, turn, processes, per_process, kinds):
+    # The files are there before the turn starts: what a turn makes itself is not counted.
+    made = [make_files(sandbox.work / turn / f"p{n}", per_process) for n in range(processes)]
+    time.sleep(0.01)
     env = sandbox.shim_env(threshold=THRESHOLD, turn=turn)
     env["SAFEDEL_TRASH_DIR"] = str(sandbox.root / f"trash-{turn}")
     children, paths = [], []
-    for number in range(processes):
-        mine = make_files(sandbox.work / turn / f"p{number}", per_process)
+    for number, mine in enumerate(made):
         paths += mine
         kind = kinds[number % len(kinds)]
         children.append(
