@@ -33,10 +33,11 @@ class Supervisor:
         self._finished.acquire()
 
     def start(self):
-        # The report stamps each event with the run it belongs to from os.environ; the
-        # supervisor writes on the run's behalf, in safedel run's own process.
-        if self._environ.get("SAFEDEL_RUN_ID"):
-            os.environ["SAFEDEL_RUN_ID"] = self._environ["SAFEDEL_RUN_ID"]
+        # The pipeline reads parts of the run's contract from os.environ (the run id
+        # stamped on report events, the workspace roots handed down, harness mode). The
+        # supervisor judges on the run's behalf, in safedel run's own process, which
+        # starts no other command after this one: give it the run's SAFEDEL_* values.
+        os.environ.update({k: v for k, v in self._environ.items() if k.startswith("SAFEDEL_")})
         # _thread, not threading: Thread.start() waits until the new thread has run,
         # which on a busy machine put a scheduling delay in front of every command.
         _thread.start_new_thread(self._run, ())

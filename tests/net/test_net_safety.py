@@ -194,3 +194,20 @@ def test_trash_cli_works_on_its_own_trash_under_the_net(sandbox):
     assert done.returncode == 0, done.stderr
     assert sandbox.trashed_names() == []
     assert [e for e in sandbox.report() if e["operation"] == "trash"] == []
+
+
+def test_the_net_judges_with_the_runs_own_workspace(sandbox):
+    """--workspace reaches the supervisor too, even when safedel starts elsewhere."""
+    require_net()
+    tree = make_tree(sandbox.work)
+    outside = sandbox.root / "elsewhere"
+    outside.mkdir()
+    (outside / "kept.txt").write_text("kept")
+    script = f"/bin/rm -r {tree}; /bin/rm {outside / 'kept.txt'} || echo refused"
+    result = sandbox.run(
+        "dash", "-c", script, cwd=outside, run_options=["--workspace", str(sandbox.work)]
+    )
+    assert not tree.exists() and "d" in sandbox.trashed_names(), result.stderr
+    assert result.stdout == b"refused\n"
+    assert (outside / "kept.txt").read_text() == "kept"
+    assert "SAFE_DELETE_OUTSIDE_WORKSPACE" in last_markers(result.stderr)
