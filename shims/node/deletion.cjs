@@ -48,8 +48,8 @@ function handle(op, path, st, recursive, sync) {
     return outcome(refusal.failClosed(settings, raw, 'EPERM', reason, op, path));
   }
   if (target.dots) {
-    if (!st.isDirectory() || (op === 'rmdir' && !recursive)) return DELEGATE;
-    return op === 'unlink' ? DELEGATE : { action: 'dot' };
+    if (!st.isDirectory() || op === 'unlink' || !recursive) return DELEGATE;
+    return { action: 'dot' };
   }
   if (target.slash && target.st && target.st.isSymbolicLink()) {
     if (!(sync && op === 'rm' && recursive && target.viaLink)) return DELEGATE;

@@ -202,3 +202,27 @@ def test_a_parent_moved_between_deletions_is_resolved_again(sandbox, node):
     info = (sandbox.trash / "info" / "two.trashinfo").read_text()
     assert f"Path={sandbox.work}/b/two\n".replace(" ", "%20") in info
     assert (sandbox.trash / "files" / "two").read_text() == "two"
+
+
+DOT_CALLS = (
+    ("rmSync", "."),
+    ("rmSync", ".."),
+    ("rmdirSync", "."),
+    ("rmdirSync", "sub/.."),
+    ("unlinkSync", "."),
+)
+
+
+@NODES
+def test_dot_operands_fail_as_plain_node_fails(sandbox, node):
+    (sandbox.work / "sub").mkdir()
+    (sandbox.work / "sub" / "keep").write_text("keep")
+    for call in DOT_CALLS:
+        args = list(call)
+        plain = plain_node(sandbox, node, args)
+        (sandbox.work / "sub").mkdir(exist_ok=True)
+        (sandbox.work / "sub" / "keep").write_text("keep")
+        shimmed = json_out(run_script(sandbox, node, TRY, args=args))
+        assert (shimmed or {}).get("code") == (plain or {}).get("code"), (call, shimmed, plain)
+        assert (sandbox.work / "sub" / "keep").read_text() == "keep", call
+    assert sandbox.trashed_names() == []
