@@ -97,7 +97,14 @@ def shared():
     shutil.rmtree(path, ignore_errors=True)
 
 
-RM_TREE = "require('fs').rmSync(process.argv[2], { recursive: true, force: true });"
+RM_TREE = """
+const fs = require('fs');
+const [tree, how] = process.argv.slice(2);
+const options = { recursive: true, force: true };
+if (how === 'sync') fs.rmSync(tree, options);
+else if (how === 'promise') fs.promises.rm(tree, options).catch(() => {});
+else fs.rm(tree, options, () => {});
+"""
 
 
 @NODES
@@ -118,7 +125,8 @@ def test_racing_an_exempt_real_delete_never_follows_a_swapped_symlink(sandbox, n
         subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(theirs)], check=True)
         attacker = attack(theirs, victim)
         try:
-            done = run_script(sandbox, node, RM_TREE, env=env, args=[str(theirs)])
+            how = ("sync", "promise", "callback")[trial % 3]
+            done = run_script(sandbox, node, RM_TREE, env=env, args=[str(theirs), how])
         finally:
             attacker.kill()
             attacker.wait()
