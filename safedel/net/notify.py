@@ -98,10 +98,9 @@ class Memory:
         if got < 0:
             err = self._ctypes.get_errno()
             raise OSError(err, os.strerror(err))
-        data = self._buffer.raw[:got]
-        end = data.find(b"\0")
-        if end >= 0:
-            return data[:end]
+        data = self._buffer.value  # up to the first NUL; bytes past `got` are stale
+        if len(data) < got:
+            return data
         if got < PATH_MAX:
             raise OSError(errno.EFAULT, os.strerror(errno.EFAULT))
         raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))

@@ -24,8 +24,9 @@ class Places:
         own = [settings.state_dir, os.fsdecode(trashdirs.home_trash(environ))]
         if settings.trash_dir:
             own.append(settings.trash_dir)
-        self._own = tuple(os.path.realpath(p) for p in own)
-        self._exempt = tuple(os.path.realpath(p) for p in settings.exempt)
+        # Prefixes ready for one str.startswith call per class: this runs on every call.
+        self._own = _prefixes(own)
+        self._exempt = _prefixes(settings.exempt)
         self._uid = str(os.getuid())
         self._ignored = {}  # real parent directory -> inside an ignored tree?
         self._repos = {}  # directory -> its work tree top, or None
@@ -34,9 +35,9 @@ class Places:
     def left_to_kernel(self, path, tid):
         """A short reason when the kernel should do this deletion itself, else None."""
         parent = os.path.dirname(path)
-        if any(_inside(path, root) for root in self._own) or self._in_topdir_trash(parent):
+        if path.startswith(self._own) or self._in_topdir_trash(parent):
             return "safedel's own files"
-        if any(_inside(path, root) for root in self._exempt):
+        if path.startswith(self._exempt):
             return "exempt"  # path is real already: its parent came from the kernel
         parts = parent.split(os.sep)
         if ".git" in parts:
@@ -60,6 +61,8 @@ class Places:
         self._blobs.close()
 
     def _in_topdir_trash(self, parent):
+        if ".Trash" not in parent:
+            return False
         parts = parent.split(os.sep)
         if f".Trash-{self._uid}" in parts:
             return True
@@ -113,8 +116,9 @@ class Places:
         return top
 
 
-def _inside(path, root):
-    return path.startswith(root.rstrip(os.sep) + os.sep)
+def _prefixes(roots):
+    """'root/' for each real root: a path strictly inside starts with one of them."""
+    return tuple(os.path.realpath(r).rstrip(os.sep) + os.sep for r in roots if r)
 
 
 def _is_git(tid):
