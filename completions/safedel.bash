@@ -18,7 +18,7 @@ __safedel_complete_table() {
     'report') commands='' options='--help --json --since --all' values='--since' ;;
     'restore') commands='' options='--help --turn --session --last --rename --overwrite --all --json --orphan --to --report' values='--turn --session --orphan --to --report' ;;
     'rm') commands='' options='--help' values='' ;;
-    'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --approval-token-file --keep-turn-file --keep-background --workspace --outside-workspace' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --approval-token-file --workspace --outside-workspace' ;;
+    'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --approval-token-file --keep-turn-file --keep-background --workspace --outside-workspace --net' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --approval-token-file --workspace --outside-workspace --net' ;;
     'shims') commands='' options='--help --dir' values='--dir' ;;
     'undo') commands='' options='--help --session -n --dry-run --rename --json --report' values='--session -n --report' ;;
     'workspace add') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;

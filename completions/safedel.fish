@@ -125,6 +125,7 @@ complete -c safedel -n '__safedel_at \'run\'' -l 'keep-turn-file' -d 'Keep an in
 complete -c safedel -n '__safedel_at \'run\'' -l 'keep-background' -d 'Leave background processes running.'
 complete -c safedel -n '__safedel_at \'run\'' -l 'workspace' -r -d 'A workspace root for this session (repeatable).'
 complete -c safedel -n '__safedel_at \'run\'' -l 'outside-workspace' -r -d 'Deletions outside the workspace: confirm (default) or allow.'
+complete -c safedel -n '__safedel_at \'run\'' -l 'net' -r -d 'The seccomp net under the shims: on (default on Linux) or off.'
 complete -c safedel -n '__safedel_at \'shims\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'shims\'' -l 'dir' -r -d 'Root to write under (default: the user cache dir).'
 complete -c safedel -n '__safedel_at \'undo\'' -l 'help' -d 'Show help and exit.'

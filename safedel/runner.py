@@ -104,6 +104,8 @@ def validate(options):
     """Check --shell and the capture options; add the capture plan to options."""
     if options.get("outside_workspace", "allow") not in ("allow", "confirm"):
         raise UsageError("--outside-workspace must be allow or confirm")
+    if options.get("net", "on") not in ("on", "off"):
+        raise UsageError("--net must be on or off")
     if "shell" in options:
         from .shells import SHELLS
 

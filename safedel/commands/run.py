@@ -55,6 +55,9 @@ def run(
     outside_workspace: Annotated[
         Text, typer.Option(help="Deletions outside the workspace: confirm (default) or allow.")
     ] = None,
+    net: Annotated[
+        Text, typer.Option(help="The seccomp net under the shims: on (default on Linux) or off.")
+    ] = None,
 ) -> None:
     """Run COMMAND so that every deletion it makes goes to the trash."""
     options = {
@@ -83,6 +86,7 @@ def run(
             "approval_token_file": approval_token_file,
             "workspace": workspace,
             "outside_workspace": outside_workspace,
+            "net": net,
         }.items()
         if value not in (None, False, [])
     }
