@@ -9,7 +9,8 @@ import os
 import time
 
 from . import rows
-from .harness import PYTHON, Sandbox, WorkloadError, interleave, timed_spawn
+from .harness import Sandbox, WorkloadError, interleave, timed_spawn
+from .startup import safedel_command
 
 WORKLOAD = "a report of {n:,} events"
 RESTORE = "safedel restore --turn (one of the newest turns, 3 items)"
@@ -63,10 +64,11 @@ class Restorer:
         for name in names:
             with open(name, "w") as handle:
                 handle.write("x")
-        argv = [PYTHON, "-m", "safedel", "run", "--session", "bench", "--turn", turn, "--"]
+        argv = [*safedel_command(), "run", "--session", "bench", "--turn", turn]
+        argv += ["--workspace", self.sandbox.work, "--"]  # the bench starts elsewhere
         timed_spawn([*argv, "rm", *names], self.env, self.errors)
         seconds = timed_spawn(
-            [PYTHON, "-m", "safedel", "restore", "--turn", turn, "--session", "bench"],
+            [*safedel_command(), "restore", "--turn", turn, "--session", "bench"],
             self.env,
             self.errors,
         )
@@ -85,8 +87,8 @@ def run(profile, root, shim_home):
         errors = os.path.join(sandbox.root, "stderr")
         timers = {
             RESTORE: Restorer(sandbox, env),
-            RECENT: lambda: timed_spawn([PYTHON, "-m", "safedel", "report"], env, errors),
-            FULL: lambda: timed_spawn([PYTHON, "-m", "safedel", "report", "--all"], env, errors),
+            RECENT: lambda: timed_spawn([*safedel_command(), "report"], env, errors),
+            FULL: lambda: timed_spawn([*safedel_command(), "report", "--all"], env, errors),
         }
         results = interleave(timers, max(2, profile.bigdir_rounds), 0)
         return rows.fill(table, results, {})
