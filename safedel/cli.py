@@ -12,6 +12,7 @@ from .commands import (
     report,
     restore,
     run,
+    serve,
     shims,
     undo,
     workspace,
@@ -31,6 +32,7 @@ app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_
     run.run
 )
 app.command()(env.env)
+app.command()(serve.serve)
 app.command()(shims.shims)
 app.command(name="list")(list_cmd.list_)
 app.command()(restore.restore)

@@ -28,6 +28,7 @@ class RunOptions:
         self.interactive = bool(values.get("interactive"))
         # `safedel run` decides the workspace roots once, where the command starts.
         self.decide_roots = bool(values.get("decide_roots"))
+        self.cwd = values.get("cwd")  # where the command starts (default: here)
 
 
 def new_turn_id():
@@ -104,7 +105,7 @@ def policy(base, options, env):
 
         merged = dict(base, **values, SAFEDEL_STATE_DIR=env["SAFEDEL_STATE_DIR"])
         merged["SAFEDEL_SESSION"] = env["SAFEDEL_SESSION"]
-        roots, warnings = workspace.collect(merged, os.getcwd())
+        roots, warnings = workspace.collect(merged, options.cwd or os.getcwd())
         for warning in warnings:
             core_settings.warn_once(warning)
         values[workspace.ROOTS_VARIABLE] = os.pathsep.join(r.path for r in roots)

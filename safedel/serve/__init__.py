@@ -1,0 +1,9 @@
+"""`safedel serve`: a resident executor for agent harnesses, speaking NDJSON over a Unix
+socket or stdio (DESIGN.md, "Serve protocol").
+
+protocol  : the envelope, line framing (1 MiB cap) and error responses
+transport : the owner-only socket, the peer check, one connection's reader and writer
+sessions  : sessions, their settings, statistics and pending guard questions
+runs      : one served command: environment, spawn, streamed output, result, guard
+server    : the command table and the lifecycle (signals, EOF, tree kill, socket removal)
+"""

@@ -1,0 +1,207 @@
+"""One served command: its environment, its spawn, its streamed output and its end.
+
+The command's stdout and stderr are pipes that the server reads: every chunk goes to
+the run's output file (so the result's views and outputFiles are those of `safedel run
+--capture`) and out as a ProcessOutput event. A background process holding a pipe
+cannot hold the run open: when the root exits, the executor ends the tree, and what is
+still unread after DRAIN_SECONDS is left in the file.
+"""
+
+import codecs
+import os
+import select
+import threading
+import time
+
+from .. import environment, runstate
+from ..core import report
+from ..core.guard import CONFIRM
+from ..core.outside import KIND as OUTSIDE
+from ..executor import capture, captured, process, result, tree, view
+from . import protocol, sessions
+
+DRAIN_SECONDS = 1.0
+ASKING = (CONFIRM, OUTSIDE)  # the signal kinds the user can answer
+# cd first, then exec: posix_spawn has no working-directory action.
+_CD = 'cd -- "$1" || exit 126; shift; exec "$@"'
+
+
+class ServedRun:
+    def __init__(self, server, session, conn, process_id, spec):
+        self.server, self.session, self.conn = server, session, conn
+        self.id = process_id
+        self.spec = spec
+        self.run_id = capture.new_run_id()
+        self.env = self._environment()
+        self.execution = None
+        self.done = threading.Event()  # the tree has ended
+        self.reported = threading.Event()  # ProcessExit is out
+        self._lock = threading.Lock()
+        self._drain_by = None
+        self._stdin = None
+
+    def _environment(self):
+        spec, session = self.spec, self.session
+        merged = dict(self.server.base_env)
+        # The client's SAFEDEL_* variables are ignored: the contract is the server's.
+        merged.update({k: v for k, v in spec["env"].items() if not k.startswith("SAFEDEL_")})
+        if spec["unprotected"]:
+            return merged
+        options = environment.RunOptions(
+            decide_roots=True,
+            cwd=spec["cwd"],
+            session=session.id,
+            turn=spec["turn"],
+            tool_call=spec["toolCall"],
+            threshold=session.threshold,
+            report=session.report,
+            workspace=session.roots,
+        )
+        merged.pop("SAFEDEL_TURN_FILE", None)
+        env = environment.child_environment(merged, self.server.home, options)
+        env.update(SAFEDEL_RUN_ID=self.run_id, SAFEDEL_PROMPT="0", SAFEDEL_HARNESS="1")
+        return env
+
+    def start(self):
+        """Spawn the command; OSError (as a ProtocolError upstream) if it cannot be."""
+        protected = not self.spec["unprotected"]
+        if protected:
+            token = os.path.join(self.server.private, "approval-" + self.session.digest)
+            runstate.record({"approval_token_file": token}, self.env, self.run_id)
+            sessions.open_turn(self.session, self.env)
+            self.offset = runstate.report_size(self.env)
+        state_dir = self.env.get("SAFEDEL_STATE_DIR") or self.server.state_dir
+        self.outputs = capture.Outputs(state_dir, self.run_id)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        in_r, self._stdin = os.pipe()
+        self._readers = {out_r: "stdout", err_r: "stderr"}
+        command = self.spec["argv"]
+        if self.spec["cwd"]:
+            command = ["/bin/sh", "-c", _CD, "sh", self.spec["cwd"], *command]
+        fds = {"stdout": out_w, "stderr": err_w}
+        self.execution = process.Execution(
+            command, self.env, fds, self.spec["timeoutMs"], self.spec["graceMs"]
+        )
+
+        def spawn(path, argv, env, file_actions=(), **kw):
+            actions = [(os.POSIX_SPAWN_DUP2, in_r, 0), *file_actions]
+            return os.posix_spawn(path, argv, env, file_actions=actions, **kw)
+
+        self.execution.spawn = spawn
+        try:
+            self.execution.start()
+        except OSError as exc:
+            self.failed = exc
+        else:
+            self.failed = None
+            # Several trees side by side: only this root's processes are this run's.
+            self.execution.tree = tree.Tree(self.execution.pid, exclusive=False)
+            self.server.track(self.execution.pid)
+        finally:
+            for fd in (out_w, err_w, in_r):
+                os.close(fd)
+        os.set_blocking(self._stdin, False)
+        self.session.count("runs")
+        return {"processId": self.id, "runId": self.run_id, "pid": self.execution.pid}
+
+    def begin(self):
+        """After the response is out: stream the output and wait for the end."""
+        self._pump = threading.Thread(target=self._read_output, daemon=True)
+        self._pump.start()
+        threading.Thread(target=self._finish, daemon=True).start()
+
+    def _read_output(self):
+        decoders = {fd: codecs.getincrementaldecoder("utf-8")("replace") for fd in self._readers}
+        open_fds = list(self._readers)
+        while open_fds:
+            timeout = None if self._drain_by is None else 0.05
+            ready, _, _ = select.select(open_fds, [], [], timeout)
+            if not ready and self._drain_by is not None and time.monotonic() > self._drain_by:
+                break
+            for fd in ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    open_fds.remove(fd)
+                    continue
+                stream = self._readers[fd]
+                os.write(self.outputs.fds[stream], chunk)
+                self.session.count("outputBytes", len(chunk))
+                self._emit_output(stream, decoders[fd].decode(chunk))
+        for fd in self._readers:
+            os.close(fd)
+
+    def _emit_output(self, stream, text):
+        if text:
+            data = {"processId": self.id, "stream": stream, "data": text}
+            data["timestamp"] = protocol.now_ms()
+            self.conn.send(protocol.event(self.session.id, "ProcessOutput", data))
+
+    def _finish(self):
+        try:
+            self._end()
+        finally:
+            self.reported.set()
+
+    def _end(self):
+        if self.failed is None:
+            outcome = self.execution.wait()
+            self.server.untrack(self.execution.pid)
+        else:
+            outcome = captured._not_started(self.spec["argv"], self.failed, self.outputs)
+        self._drain_by = time.monotonic() + DRAIN_SECONDS
+        self._pump.join()
+        with self._lock:
+            self.done.set()
+            if self._stdin is not None:
+                os.close(self._stdin)
+        self.outputs.close()
+        budget = self.spec["maxOutput"]
+        views = {s: view.render(self.outputs.paths[s], budget) for s in ("stdout", "stderr")}
+        self._report(outcome, views)
+
+    def _report(self, outcome, views):
+        env, events, signal = self.env, [], None
+        if not self.spec["unprotected"]:
+            offset = report.read_after(env["SAFEDEL_REPORT"], self.offset)
+            events = [e for e in offset if e.get("run") == self.run_id]
+            state_dir, session = env["SAFEDEL_STATE_DIR"], env["SAFEDEL_SESSION"]
+            signal = runstate.take_signal(state_dir, session, self.run_id)
+        env.setdefault("SAFEDEL_SESSION", self.session.id)
+        env.setdefault("SAFEDEL_TURN", self.spec["turn"] or "")
+        env.setdefault("SAFEDEL_TOOL_CALL", self.spec["toolCall"] or "")
+        built = result.build(outcome, env, events, signal, self.run_id, views, self.outputs)
+        self.session.count("trashed", len(built["trashed"]))
+        self.session.count("refused", len(built["refused"]))
+        self.session.count("restored", sum(e.get("operation") == "restore" for e in events))
+        if signal is not None and signal.get("type") in ASKING:
+            request_id = sessions.ask(self.session, signal["type"], env)
+            data = {"processId": self.id, "requestId": request_id, "kind": signal["type"]}
+            data.update(payload=signal.get("payload"), turn=signal.get("turn"))
+            self.conn.send(protocol.event(self.session.id, "GuardRequest", data))
+        built["processId"] = self.id
+        self.conn.send(protocol.event(self.session.id, "ProcessExit", built))
+        self.server.finished(self)
+
+    def alive(self):
+        return not self.done.is_set()
+
+    def kill(self, signum):
+        with self._lock:
+            if not self.done.is_set() and self.execution is not None and self.failed is None:
+                self.execution.stop(signum)
+
+    def write(self, data, eof=False):
+        with self._lock:
+            if self.done.is_set() or self._stdin is None:
+                raise protocol.ProtocolError("the process has exited")
+            try:
+                written = os.write(self._stdin, data) if data else 0
+            except BlockingIOError:
+                raise protocol.ProtocolError("the process's stdin is full") from None
+            except BrokenPipeError:
+                raise protocol.ProtocolError("the process closed its stdin") from None
+            if eof:
+                os.close(self._stdin)
+                self._stdin = None
+        return written

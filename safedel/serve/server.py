@@ -1,0 +1,218 @@
+"""The command table and the lifecycle of `safedel serve`.
+
+Each connection has a reader thread; each run a waiting thread and an output thread,
+so a Ping is answered while commands stream. SIGTERM (or stdin EOF in stdio mode) ends
+every process tree the server started, then the socket is removed. The pid of each
+running root is kept in <private dir>/procs/, so a server started on the same path
+after a kill -9 ends the process groups its predecessor left.
+"""
+
+import os
+import shutil
+import signal
+import socket
+import tempfile
+import threading
+import traceback
+
+from .. import __version__, materialize
+from ..core import settings as core_settings
+from ..executor import environ, limits
+from . import commands, protocol, transport
+
+PROCS = "procs"
+KILL_GRACE_MS = 2_000
+
+
+class Server:
+    def __init__(self, private, allow_unprotected=False):
+        self.private = private
+        self.allow_unprotected = allow_unprotected
+        self.base_env = environ.original()
+        self.state_dir = core_settings.load(self.base_env).state_dir
+        self.home = materialize.materialize()
+        self.version = __version__
+        self.sessions = {}
+        self.runs = {}
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        os.makedirs(os.path.join(private, PROCS), mode=0o700, exist_ok=True)
+        _end_leftovers(os.path.join(private, PROCS))
+
+    # -- the processes it started -------------------------------------------------
+    def track(self, pid):
+        path = os.path.join(self.private, PROCS, str(pid))
+        with open(path, "w", encoding="ascii") as handle:
+            handle.write(f"{_start_time(pid)}\n")
+
+    def untrack(self, pid):
+        try:
+            os.unlink(os.path.join(self.private, PROCS, str(pid)))
+        except OSError:
+            pass
+
+    def finished(self, run):
+        pass  # the run stays listed, so ProcessIsAlive can say it is over
+
+    # -- connections --------------------------------------------------------------
+    def serve_connection(self, conn):
+        try:
+            for line, oversized in conn.lines():
+                if self.stopping.is_set():
+                    break
+                self.handle_line(conn, line, oversized)
+        finally:
+            # Nobody is left to send it input: end what this connection started (its
+            # ProcessExit still goes out, for a client that only closed its sending side).
+            with self.lock:
+                mine = [r for r in self.runs.values() if r.conn is conn]
+            for run in mine:
+                run.kill(signal.SIGTERM)
+            for run in mine:
+                run.reported.wait(KILL_GRACE_MS / 1000 + 25)
+            conn.close()
+
+    def handle_line(self, conn, line, oversized):
+        if line is None:
+            message_id = protocol.salvage_id(oversized)
+            if message_id is not None:
+                error = f"line longer than {protocol.MAX_LINE} bytes"
+                conn.send(protocol.response({"messageId": message_id}, error=error))
+            return
+        if not line.strip():
+            return
+        try:
+            request = protocol.parse(line)
+        except protocol.ProtocolError as exc:
+            message_id = protocol.salvage_id(line)
+            if message_id is not None:
+                conn.send(protocol.response({"messageId": message_id}, error=str(exc)))
+            return
+        after = None
+        try:
+            data = commands.dispatch(self, conn, request)
+            if isinstance(data, tuple):
+                data, after = data
+            reply = protocol.response(request, data)
+        except protocol.ProtocolError as exc:
+            reply = protocol.response(request, error=str(exc))
+        except (OSError, limits.LimitError) as exc:
+            reply = protocol.response(request, error=getattr(exc, "strerror", None) or str(exc))
+        except Exception as exc:  # a bug must not take the connection down with it
+            traceback.print_exc()
+            reply = protocol.response(request, error=f"internal error: {exc!r}")
+        conn.send(reply)
+        if after is not None:
+            after()
+
+    # -- the end ------------------------------------------------------------------
+    def shutdown(self):
+        self.stopping.set()
+        with self.lock:
+            runs = list(self.runs.values())
+        for run in runs:
+            run.kill(signal.SIGTERM)
+        for run in runs:
+            run.reported.wait(KILL_GRACE_MS / 1000 + 25)
+
+
+def _start_time(pid):
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return "?"
+
+
+def _end_leftovers(procs):
+    """Kill the process groups of roots that a dead server left running (each root is
+    a session and process-group leader of its own)."""
+    for name in os.listdir(procs):
+        path = os.path.join(procs, name)
+        try:
+            with open(path, encoding="ascii") as handle:
+                started = handle.read().strip()
+            pid = int(name)
+            if started != "?" and _start_time(pid) == started:
+                os.killpg(pid, signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def serve_socket(path, allow_unprotected=False):
+    listener = transport.listen(path)
+    server = Server(os.path.dirname(os.path.abspath(path)), allow_unprotected)
+    wake_r, wake_w = os.pipe()
+    _on_signals(lambda: os.write(wake_w, b"!"))
+    import selectors
+
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    selector.register(wake_r, selectors.EVENT_READ)
+    try:
+        while True:
+            ready = [key.fileobj for key, _ in selector.select()]
+            if wake_r in ready:
+                break
+            sock, _ = listener.accept()
+            if transport.peer_uid(sock) != os.getuid():
+                sock.close()  # only the socket's owner may drive it
+                continue
+            fd = sock.detach()
+            conn = transport.Connection(fd, fd, f"fd{fd}", closer=_closer(fd))
+            threading.Thread(target=server.serve_connection, args=(conn,), daemon=True).start()
+    finally:
+        server.shutdown()
+        listener.close()
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    return 0
+
+
+def _closer(fd):
+    closed = []
+
+    def close():
+        if not closed:
+            closed.append(True)
+            try:
+                socket.socket(fileno=fd).close()
+            except OSError:
+                pass
+
+    return close
+
+
+def serve_stdio(allow_unprotected=False):
+    private = tempfile.mkdtemp(prefix="safedel-serve-")
+    server = Server(private, allow_unprotected)
+    # The protocol owns fds 0 and 1: nothing else may print there.
+    wfd = os.dup(1)
+    os.dup2(2, 1)
+    conn = transport.Connection(0, wfd, "stdio")
+    ended = threading.Event()
+
+    def read():
+        server.serve_connection(conn)
+        ended.set()
+
+    _on_signals(ended.set)
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        while not ended.wait(3600):
+            pass
+    finally:
+        server.shutdown()
+        shutil.rmtree(private, ignore_errors=True)
+    return 0
+
+
+def _on_signals(callback):
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, lambda *_: callback())
