@@ -98,6 +98,14 @@ class Raw:
                     return event["data"]
             self.read()
 
+    def drain(self):
+        """Read everything up to the server's end of the connection."""
+        try:
+            while True:
+                self.read()
+        except (EOFError, OSError):
+            pass
+
     def of(self, process_id):
         return [e for e in self.events if e["data"].get("processId") == process_id]
 

@@ -1,0 +1,110 @@
+"""The bulk guard over serve: trashing, GuardRequest, and the user's answer."""
+
+import os
+
+import pytest
+from conftest import last_markers
+from servekit import Raw, Served
+
+
+@pytest.fixture
+def served(sandbox):
+    server = Served(sandbox)
+    yield server
+    assert server.stop() == 0
+
+
+def _files(sandbox, prefix, count):
+    for i in range(count):
+        (sandbox.work / f"{prefix}{i}").write_text("x")
+    return [f"{prefix}{i}" for i in range(count)]
+
+
+def _rm(raw, tag, sandbox, turn, names):
+    started = raw.ok(
+        tag, "RunExecutable", {"argv": ["rm", *names], "cwd": str(sandbox.work), "turn": turn}
+    )
+    return raw.exit_of(started["processId"]), raw.of(started["processId"])
+
+
+def test_rm_rf_is_trashed_and_reported(served, sandbox):
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]})
+    (sandbox.work / "dir" / "sub").mkdir(parents=True)
+    (sandbox.work / "dir" / "sub" / "f").write_text("keep me")
+    started = raw.ok(
+        "r", "RunExecutable", {"command": "rm -rf dir", "cwd": str(sandbox.work), "turn": "T"}
+    )
+    result = raw.exit_of(started["processId"])
+    assert result["exitCode"] == 0 and not (sandbox.work / "dir").exists()
+    [event] = result["safeDeleteEvents"]
+    assert event["operation"] == "trash" and event["path"] == str(sandbox.work / "dir")
+    assert event["turn"] == "T" and event["session"] == "S" and event["run"] == result["runId"]
+    assert (sandbox.trash / "files" / "dir" / "sub" / "f").read_text() == "keep me"
+    assert raw.ok("s", "GetStatistics")["trashed"] == 1
+
+
+def test_51st_deletion_asks_allow_once_on_another_connection(served, sandbox):
+    first, second = Raw(served.path), Raw(served.path)
+    first.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]})
+    second.ok("o", "OpenSession")
+    result, _ = _rm(first, "r1", sandbox, "T1", _files(sandbox, "a", 50))
+    assert result["exitCode"] == 0 and len(result["trashed"]) == 50
+    result, events = _rm(first, "r2", sandbox, "T1", _files(sandbox, "b", 1))
+    assert result["exitCode"] != 0 and (sandbox.work / "b0").exists()
+    [asked] = [e for e in events if e["command"] == "GuardRequest"]
+    assert [e["command"] for e in events][-2:] == ["GuardRequest", "ProcessExit"]
+    assert asked["data"]["kind"] == "confirmRequired" and asked["data"]["turn"] == "T1"
+    assert asked["data"]["payload"]["targets"] == [str(sandbox.work / "b0")]
+    assert asked["data"]["payload"] == result["guard"]["payload"]
+    # The harness asks its user and answers on its other connection.
+    answer = second.ok(
+        "c", "ReportBlockChoice", {"requestId": asked["data"]["requestId"], "choice": "allow_once"}
+    )
+    assert answer["applied"] == "approve" and answer["turn"] == "T1"
+    result, events = _rm(first, "r3", sandbox, "T1", ["b0"])
+    assert result["exitCode"] == 0 and not (sandbox.work / "b0").exists()
+    assert result["guard"] is None and "GuardRequest" not in [e["command"] for e in events]
+    # A question is answered once.
+    assert (
+        "no guard question" in second.call("c2", "ReportBlockChoice", {"choice": "deny"})["error"]
+    )
+
+
+def test_deny_rejects_the_turn(served, sandbox):
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)], "threshold": 3})
+    _rm(raw, "r1", sandbox, "T2", _files(sandbox, "a", 3))
+    result, events = _rm(raw, "r2", sandbox, "T2", _files(sandbox, "b", 2))
+    [asked] = [e for e in events if e["command"] == "GuardRequest"]
+    assert asked["data"]["payload"]["threshold"] == 3
+    assert raw.ok("c", "ReportBlockChoice", {"choice": "deny"})["applied"] == "reject"
+    result, events = _rm(raw, "r3", sandbox, "T2", ["b1"])
+    assert (sandbox.work / "b1").exists() and result["guard"]["type"] == "rejected"
+    assert "GuardRequest" not in [e["command"] for e in events]
+    assert "SAFE_DELETE_BULK_REJECTED" in last_markers(result["stderr"])
+    assert raw.ok("s", "GetStatistics")["refused"] == 3
+    # Another turn starts afresh.
+    result, _ = _rm(raw, "r4", sandbox, "T3", ["b1"])
+    assert result["exitCode"] == 0 and not (sandbox.work / "b1").exists()
+
+
+def test_allow_session_approves_later_turns(served, sandbox):
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)], "threshold": 2})
+    _, events = _rm(raw, "r1", sandbox, "T4", _files(sandbox, "a", 3))
+    assert "GuardRequest" in [e["command"] for e in events]
+    raw.ok("c", "ReportBlockChoice", {"choice": "allow_session"})
+    result, _ = _rm(raw, "r2", sandbox, "T5", _files(sandbox, "b", 5))
+    assert result["exitCode"] == 0 and len(result["trashed"]) == 5
+    assert not any(name.startswith("b") for name in os.listdir(sandbox.work))
+
+
+def test_guard_approve_inside_a_served_command_refuses(served, sandbox):
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]})
+    import sys
+
+    argv = [sys.executable, "-m", "safedel", "guard", "approve", "--session", "S", "--turn", "T"]
+    result = raw.exit_of(raw.ok("r", "RunExecutable", {"argv": argv})["processId"])
+    assert result["exitCode"] == 1 and "approval token" in result["stderr"]
