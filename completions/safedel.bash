@@ -19,13 +19,14 @@ __safedel_complete_table() {
     'restore') commands='' options='--help --turn --session --last --rename --overwrite --all --json --orphan --to --report' values='--turn --session --orphan --to --report' ;;
     'rm') commands='' options='--help' values='' ;;
     'run') commands='' options='--help --session --turn --tool-call --threshold --report --trash-dir --no-exempt --result --shell --state-dir --quiet -q --capture --timeout --kill-grace --max-output --stdout-file --stderr-file --json --approval-token-file --keep-turn-file --keep-background --workspace --outside-workspace --net' values='--session --turn --tool-call --threshold --report --trash-dir --result --shell --state-dir --timeout --kill-grace --max-output --stdout-file --stderr-file --approval-token-file --workspace --outside-workspace --net' ;;
+    'serve') commands='' options='--help --socket --stdio --allow-unprotected' values='--socket' ;;
     'shims') commands='' options='--help --dir' values='--dir' ;;
     'undo') commands='' options='--help --session -n --dry-run --rename --json --report' values='--session -n --report' ;;
     'workspace add') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;
     'workspace list') commands='' options='--help --session --state-dir --json' values='--session --state-dir' ;;
     'workspace remove') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;
     'workspace') commands='add list remove' options='--help' values='' ;;
-    '') commands='bootstrap doctor env guard list markers purge report restore rm run shims undo workspace' options='--help' values='' ;;
+    '') commands='bootstrap doctor env guard list markers purge report restore rm run serve shims undo workspace' options='--help' values='' ;;
     *) \builtin return 1 ;;
   esac
 }

@@ -1,6 +1,6 @@
 # safedel completion for fish. Generated from the CLI by `python -m safedel.completions`;
 # do not edit. Completes commands and options from a table, with no process per TAB.
-set --global __safedel_chains 'bootstrap' 'doctor' 'env' 'guard approve' 'guard reject' 'guard reset' 'guard signal' 'guard status' 'guard' 'list' 'markers' 'purge' 'report' 'restore' 'rm' 'run' 'shims' 'undo' 'workspace add' 'workspace list' 'workspace remove' 'workspace'
+set --global __safedel_chains 'bootstrap' 'doctor' 'env' 'guard approve' 'guard reject' 'guard reset' 'guard signal' 'guard status' 'guard' 'list' 'markers' 'purge' 'report' 'restore' 'rm' 'run' 'serve' 'shims' 'undo' 'workspace add' 'workspace list' 'workspace remove' 'workspace'
 
 # The commands typed so far ("guard status"), ignoring options and their values.
 function __safedel_chain
@@ -126,6 +126,10 @@ complete -c safedel -n '__safedel_at \'run\'' -l 'keep-background' -d 'Leave bac
 complete -c safedel -n '__safedel_at \'run\'' -l 'workspace' -r -d 'A workspace root for this session (repeatable).'
 complete -c safedel -n '__safedel_at \'run\'' -l 'outside-workspace' -r -d 'Deletions outside the workspace: confirm (default) or allow.'
 complete -c safedel -n '__safedel_at \'run\'' -l 'net' -r -d 'The seccomp net under the shims: on (default on Linux) or off.'
+complete -c safedel -n '__safedel_at \'serve\'' -l 'help' -d 'Show help and exit.'
+complete -c safedel -n '__safedel_at \'serve\'' -l 'socket' -r -d 'Listen on this Unix socket (owner only).'
+complete -c safedel -n '__safedel_at \'serve\'' -l 'stdio' -d 'Serve one client on stdin/stdout.'
+complete -c safedel -n '__safedel_at \'serve\'' -l 'allow-unprotected' -d 'Let RunExecutable ask for unprotected: true.'
 complete -c safedel -n '__safedel_at \'shims\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'shims\'' -l 'dir' -r -d 'Root to write under (default: the user cache dir).'
 complete -c safedel -n '__safedel_at \'undo\'' -l 'help' -d 'Show help and exit.'
@@ -162,6 +166,7 @@ complete -c safedel -n '__safedel_at \'\'' -f -a 'report' -d 'Summarize a report
 complete -c safedel -n '__safedel_at \'\'' -f -a 'restore' -d 'Move trashed items back where they came from (by rename only, never...'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'rm' -d 'Remove files like GNU rm, but move them to the trash (rm\'s options:...'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'run' -d 'Run COMMAND so that every deletion it makes goes to the trash.'
+complete -c safedel -n '__safedel_at \'\'' -f -a 'serve' -d 'Run commands for an agent harness over NDJSON (a Unix socket or...'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'shims' -d 'Materialise the shims (bin/, python/, node/, hooks) and print their...'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'undo' -d 'Undo the most recent turn of this session: put back all it trashed.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'workspace' -d 'Workspace roots: list them, add a folder, remove one.'
