@@ -5,6 +5,7 @@
 
 const url = require('url');
 const settingsModule = require('./settings.cjs');
+const policy = require('./policy.cjs');
 const audit = require('./audit.cjs');
 const trashModule = require('./trash.cjs');
 const refusal = require('./refusal.cjs');
@@ -55,10 +56,10 @@ function handle(op, path, st, recursive, sync) {
     if (!(sync && op === 'rm' && recursive && target.viaLink)) return DELEGATE;
     return linkSlash(settings, env, target, path);
   }
-  const why = settingsModule.protectedReason(target, env);
+  const why = policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, op, path));
   if (!wouldRemove(op, target, st, recursive)) return DELEGATE;
-  if (settingsModule.isExempt(target.path, settings.exempt)) {
+  if (policy.isExempt(target.path, settings.exempt)) {
     if (!realdelete.supported()) return DELEGATE;
     return outcome(realdelete.remove(op, target, recursive, shownPath(path)));
   }
@@ -72,9 +73,9 @@ function handle(op, path, st, recursive, sync) {
 // on the empty directory as it would have.
 function linkSlash(settings, env, target, path) {
   if (!rmSyncEmptiesLinkTargets()) return DELEGATE;
-  const why = settingsModule.protectedReason(target, env);
+  const why = policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, 'rm', path));
-  if (settingsModule.isExempt(target.path, settings.exempt)) return DELEGATE;
+  if (policy.isExempt(target.path, settings.exempt)) return DELEGATE;
   const id = [target.st.dev, target.st.ino];
   for (const name of readdirSync(target.path, { encoding: 'buffer' })) {
     const entry = join(target.path, name);
@@ -115,7 +116,7 @@ function rmSyncEmptiesLinkTargets() {
 function elsewhere(op, path, st, recursive, settings) {
   const absolute = Buffer.from(require('path').resolve(shownPath(path)));
   if (!wouldRemove(op, { path: absolute }, st, recursive)) return DELEGATE;
-  if (settingsModule.isExempt(absolute, settings.exempt)) return DELEGATE;
+  if (policy.isExempt(absolute, settings.exempt)) return DELEGATE;
   return outcome(viaCli(absolute, op, path));
 }
 

@@ -9,25 +9,13 @@ const { INFO_SUFFIX, candidateName, deletionDate, render } = require('./trashinf
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_CLOEXEC = 0 } = fs.constants;
 const INFO_FLAGS = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-const S_ISVTX = 0o1000;
 
-const { lstatSync, mkdirSync, openSync, writeSync, closeSync } = require('./originals.cjs');
+const { lstatSync, openSync, writeSync, closeSync } = require('./originals.cjs');
 const { renameSync, unlinkSync } = require('./originals.cjs');
 
-class TrashFailure extends Error {
-  constructor(code, reason) {
-    super(reason);
-    this.code = code;
-    this.reason = reason;
-  }
-}
+const roots = require('./trashroots.cjs');
 
-const latin1 = (buf) => buf.toString('latin1');
-const bytes = (str) => Buffer.from(str, 'latin1');
-const join = (...parts) => bytes(pathPosix.join(...parts.map(latin1)));
-const dirname = (buf) => bytes(pathPosix.dirname(latin1(buf)));
-const basename = (buf) => bytes(pathPosix.basename(latin1(buf)));
-const show = (buf) => buf.toString('utf8');
+const { TrashFailure, latin1, bytes, join, dirname, basename, show } = roots;
 
 function lexists(buf) {
   return lstatSync(buf, { throwIfNoEntry: false }) !== undefined;
@@ -36,128 +24,6 @@ function lexists(buf) {
 function kindOf(st) {
   if (st.isSymbolicLink()) return 'symlink';
   return st.isDirectory() ? 'dir' : 'file';
-}
-
-function homeTrash(env) {
-  const dataHome = env.XDG_DATA_HOME || pathPosix.join(require('os').homedir(), '.local', 'share');
-  return join(Buffer.from(dataHome), Buffer.from('Trash'));
-}
-
-const mine = () => process.getuid();
-
-// A trash root we may put things in: a real directory (never a symlink), owned by us
-// when it must be (topdir trashes, SAFEDEL_TRASH_DIR), writable by nobody else.
-function checkRoot(root, st, owned) {
-  if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new TrashFailure('ENOTDIR', `${show(root)} is a symlink or not a directory`);
-  }
-  if (owned && st.uid !== mine()) {
-    throw new TrashFailure('EPERM', `${show(root)} belongs to another user`);
-  }
-  if (owned && st.mode & 0o022) {
-    throw new TrashFailure('EPERM', `${show(root)} is writable by other users`);
-  }
-}
-
-// Roots whose files/ and info/ were checked, with the root's identity then. Only the
-// root's owner can change what is inside it, so while lstat shows the same root they
-// need no second look; the root itself is checked before every item.
-const checkedInside = new Map();
-
-// Create root/files and root/info (0700) as needed and check the root every time: a
-// process that trashed once must not follow a root swapped for a symlink since.
-function ensureTrashRoot(root, owned) {
-  let st = lstatSync(root, { throwIfNoEntry: false });
-  if (!st) {
-    mkdirSync(root, { recursive: true, mode: 0o700 });
-    st = lstatSync(root);
-  }
-  checkRoot(root, st, owned);
-  const identity = `${st.dev}:${st.ino}`;
-  if (checkedInside.get(latin1(root)) === identity) return st.dev;
-  for (const sub of ['files', 'info']) {
-    const path = join(root, Buffer.from(sub));
-    let sst = lstatSync(path, { throwIfNoEntry: false });
-    if (!sst) {
-      try {
-        mkdirSync(path, 0o700);
-      } catch (err) {
-        if (err.code !== 'EEXIST') throw err;
-      }
-      sst = lstatSync(path);
-    }
-    if (sst.isSymbolicLink() || !sst.isDirectory() || sst.uid !== st.uid) {
-      throw new TrashFailure('ENOTDIR', `${show(path)} is not a directory of the trash's owner`);
-    }
-  }
-  checkedInside.set(latin1(root), identity);
-  return st.dev;
-}
-
-// The highest ancestor of directory (a real path) that is still on dev.
-function mountTopdir(directory, dev) {
-  let current = directory;
-  for (;;) {
-    const parent = dirname(current);
-    if (parent.equals(current)) return current;
-    const st = lstatSync(parent, { throwIfNoEntry: false });
-    if (!st || st.dev !== dev) return current;
-    current = parent;
-  }
-}
-
-// $topdir/.Trash/$uid when .Trash is a sticky real directory, else $topdir/.Trash-$uid.
-function topdirTrash(topdir) {
-  const uid = String(process.getuid());
-  const errors = [];
-  const shared = join(topdir, Buffer.from('.Trash'));
-  const st = lstatSync(shared, { throwIfNoEntry: false });
-  // Only a root-owned sticky .Trash: anybody else who owns it can swap our $uid in it.
-  if (st && st.isDirectory() && st.mode & S_ISVTX && st.uid === 0) {
-    const root = join(shared, Buffer.from(uid));
-    try {
-      ensureTrashRoot(root, true);
-      return root;
-    } catch (err) {
-      errors.push(`${show(root)}: ${err.reason || err.message}`);
-    }
-  }
-  const root = join(topdir, Buffer.from('.Trash-' + uid));
-  try {
-    ensureTrashRoot(root, true);
-    return root;
-  } catch (err) {
-    errors.push(`${show(root)}: ${err.reason || err.message}`);
-  }
-  throw new TrashFailure(
-    'EXDEV',
-    `no usable trash on device of ${show(topdir)} (${errors.join('; ')})`
-  );
-}
-
-// { root, topdir } for an item at absolute (Buffer) on device dev; topdir null = absolute Path=.
-function locate(absolute, dev, trashDir, env) {
-  if (trashDir) {
-    const root = Buffer.from(trashDir);
-    if (ensureTrashRoot(root, true) !== dev) {
-      throw new TrashFailure(
-        'EXDEV',
-        `${show(absolute)} is on another device than the trash directory ` +
-          `${show(root)}, and safedel never copies`
-      );
-    }
-    return { root, topdir: null, owned: true };
-  }
-  const home = homeTrash(env);
-  let homeDev = null;
-  try {
-    homeDev = ensureTrashRoot(home, false);
-  } catch {
-    homeDev = null;
-  }
-  if (homeDev === dev) return { root: home, topdir: null, owned: false };
-  const topdir = mountTopdir(dirname(absolute), dev);
-  return { root: topdirTrash(topdir), topdir, owned: true };
 }
 
 function failure(err, what) {
@@ -186,7 +52,7 @@ function trash(target, trashDir, env) {
   }
   let location;
   try {
-    location = locate(absolute, st.dev, trashDir, env);
+    location = roots.locate(absolute, st.dev, trashDir, env);
   } catch (err) {
     if (err instanceof TrashFailure) throw err;
     throw failure(err, 'cannot prepare the trash');
@@ -208,9 +74,9 @@ function trash(target, trashDir, env) {
       fd = openSync(infoPath, INFO_FLAGS, 0o600);
     } catch (err) {
       if (err.code === 'EEXIST') continue;
-      if (err.code === 'ENOENT' && checkedInside.delete(latin1(location.root))) {
+      if (err.code === 'ENOENT' && roots.forget(location.root)) {
         // Somebody emptied the trash by removing its folders: make them again.
-        ensureTrashRoot(location.root, location.owned);
+        roots.ensureTrashRoot(location.root, location.owned);
         attempt -= 1;
         continue;
       }
@@ -243,4 +109,4 @@ function trash(target, trashDir, env) {
   }
 }
 
-module.exports = { TrashFailure, trash, homeTrash, kindOf, join, dirname, basename, bytes, latin1 };
+module.exports = { TrashFailure, trash, kindOf };

@@ -8,7 +8,7 @@ const path = require('path');
 const shimDir = path.resolve(process.argv[2]);
 const root = fs.realpathSync(process.argv[3]);
 const { resolve } = require(path.join(shimDir, 'resolve.cjs'));
-const settings = require(path.join(shimDir, 'settings.cjs'));
+const policy = require(path.join(shimDir, 'policy.cjs'));
 const vectors = JSON.parse(fs.readFileSync(path.join(__dirname, 'resolve.json'), 'utf8'));
 const env = { HOME: path.join(root, vectors.home) };
 const exempt = vectors.exempt.map((name) => path.join(root, name));
@@ -16,8 +16,8 @@ const failures = [];
 let passed = 0;
 
 function classOf(target) {
-  if (settings.protectedReason(target, env)) return 'protected';
-  return settings.isExempt(target.path, exempt) ? 'exempt' : 'other';
+  if (policy.protectedReason(target, env)) return 'protected';
+  return policy.isExempt(target.path, exempt) ? 'exempt' : 'other';
 }
 
 for (const c of vectors.cases) {

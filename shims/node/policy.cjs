@@ -1,0 +1,77 @@
+'use strict';
+// Which targets are protected (always refused) and which are exempt (deleted for real),
+// judged on where resolve.cjs found them, never on the operand's spelling: the rules of
+// safedel/core/policy.py, checked against it by tests/vectors/resolve.json.
+
+const os = require('os');
+const pathPosix = require('path').posix;
+const { realpathSync } = require('./originals.cjs');
+
+const SYSTEM_DIRS = new Set(
+  ['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'libx32', 'media', 'mnt']
+    .concat(['opt', 'proc', 'root', 'run', 'sbin', 'snap', 'srv', 'sys', 'tmp', 'usr', 'var'])
+    .map((name) => '/' + name)
+);
+
+function realOrNull(buf) {
+  try {
+    return realpathSync(buf, { encoding: 'buffer' });
+  } catch {
+    return null;
+  }
+}
+
+function under(path, roots) {
+  for (let root of roots) {
+    root = root.replace(/\/+$/, '') || '/';
+    const prefix = root === '/' ? '/' : root + '/';
+    if (path.startsWith(prefix) && path !== root) return true;
+  }
+  return false;
+}
+
+// The exempt roots as real paths (latin1 strings, one char per byte).
+const realRoots = new Map();
+
+function realRoot(root) {
+  let real = realRoots.get(root);
+  if (real === undefined) {
+    real = (realOrNull(Buffer.from(root)) || Buffer.from(root)).toString('latin1');
+    realRoots.set(root, real);
+  }
+  return real;
+}
+
+// True when the item whose real location is `real` (a Buffer from resolve.cjs) lies
+// strictly inside an exempt root: /tmp/link/src, with link pointing into a project,
+// looks exempt but is not, and deleting it for real would destroy project files.
+function isExempt(real, roots) {
+  return roots.length > 0 && under(real.toString('latin1'), roots.map(realRoot));
+}
+
+const homeReal = new Map();
+
+function homesOf(env) {
+  const home = env.HOME || os.homedir();
+  if (!home) return [];
+  let found = homeReal.get(home);
+  if (found === undefined) {
+    const real = realOrNull(Buffer.from(home)) || Buffer.from(pathPosix.resolve(home));
+    found = [Buffer.from(pathPosix.resolve(home)), real].map((b) => b.toString('latin1'));
+    homeReal.set(home, found);
+  }
+  return found;
+}
+
+// Why target (from resolve.cjs) must never be deleted or trashed, or null. A symlink is
+// judged as the link; `link/` as the directory it leads to, which is what would go.
+function protectedReason(target, env) {
+  const path = target.path.toString('latin1');
+  const shown = target.path.toString('utf8');
+  if (path === '/') return "refusing to remove '/'";
+  if (homesOf(env).includes(path)) return `refusing to remove your home directory ${shown}`;
+  if (SYSTEM_DIRS.has(path)) return `refusing to remove the system directory ${shown}`;
+  return null;
+}
+
+module.exports = { isExempt, protectedReason };

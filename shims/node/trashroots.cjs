@@ -1,0 +1,166 @@
+'use strict';
+// Where an item goes on Linux, and whether that trash can be trusted: the home trash,
+// or $topdir/.Trash/$uid under a root-owned sticky .Trash, or $topdir/.Trash-$uid, or
+// SAFEDEL_TRASH_DIR (the rules of safedel/core/trashdirs.py). A root is checked before
+// every item, so a process that trashed once never follows one swapped since.
+
+const pathPosix = require('path').posix;
+const { lstatSync, mkdirSync } = require('./originals.cjs');
+
+const S_ISVTX = 0o1000;
+
+class TrashFailure extends Error {
+  constructor(code, reason) {
+    super(reason);
+    this.code = code;
+    this.reason = reason;
+  }
+}
+
+const latin1 = (buf) => buf.toString('latin1');
+const bytes = (str) => Buffer.from(str, 'latin1');
+const join = (...parts) => bytes(pathPosix.join(...parts.map(latin1)));
+const dirname = (buf) => bytes(pathPosix.dirname(latin1(buf)));
+const basename = (buf) => bytes(pathPosix.basename(latin1(buf)));
+const show = (buf) => buf.toString('utf8');
+
+function homeTrash(env) {
+  const dataHome = env.XDG_DATA_HOME || pathPosix.join(require('os').homedir(), '.local', 'share');
+  return join(Buffer.from(dataHome), Buffer.from('Trash'));
+}
+
+const mine = () => process.getuid();
+
+// A trash root we may put things in: a real directory (never a symlink), owned by us
+// when it must be (topdir trashes, SAFEDEL_TRASH_DIR), writable by nobody else.
+function checkRoot(root, st, owned) {
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new TrashFailure('ENOTDIR', `${show(root)} is a symlink or not a directory`);
+  }
+  if (owned && st.uid !== mine()) {
+    throw new TrashFailure('EPERM', `${show(root)} belongs to another user`);
+  }
+  if (owned && st.mode & 0o022) {
+    throw new TrashFailure('EPERM', `${show(root)} is writable by other users`);
+  }
+}
+
+// Roots whose files/ and info/ were checked, with the root's identity then. Only the
+// root's owner can change what is inside it, so while lstat shows the same root they
+// need no second look; the root itself is checked before every item.
+const checkedInside = new Map();
+
+// Create root/files and root/info (0700) as needed and check the root every time: a
+// process that trashed once must not follow a root swapped for a symlink since.
+function ensureTrashRoot(root, owned) {
+  let st = lstatSync(root, { throwIfNoEntry: false });
+  if (!st) {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    st = lstatSync(root);
+  }
+  checkRoot(root, st, owned);
+  const identity = `${st.dev}:${st.ino}`;
+  if (checkedInside.get(latin1(root)) === identity) return st.dev;
+  for (const sub of ['files', 'info']) {
+    const path = join(root, Buffer.from(sub));
+    let sst = lstatSync(path, { throwIfNoEntry: false });
+    if (!sst) {
+      try {
+        mkdirSync(path, 0o700);
+      } catch (err) {
+        if (err.code !== 'EEXIST') throw err;
+      }
+      sst = lstatSync(path);
+    }
+    if (sst.isSymbolicLink() || !sst.isDirectory() || sst.uid !== st.uid) {
+      throw new TrashFailure('ENOTDIR', `${show(path)} is not a directory of the trash's owner`);
+    }
+  }
+  checkedInside.set(latin1(root), identity);
+  return st.dev;
+}
+
+// The highest ancestor of directory (a real path) that is still on dev.
+function mountTopdir(directory, dev) {
+  let current = directory;
+  for (;;) {
+    const parent = dirname(current);
+    if (parent.equals(current)) return current;
+    const st = lstatSync(parent, { throwIfNoEntry: false });
+    if (!st || st.dev !== dev) return current;
+    current = parent;
+  }
+}
+
+// $topdir/.Trash/$uid when .Trash is a sticky real directory, else $topdir/.Trash-$uid.
+function topdirTrash(topdir) {
+  const uid = String(process.getuid());
+  const errors = [];
+  const shared = join(topdir, Buffer.from('.Trash'));
+  const st = lstatSync(shared, { throwIfNoEntry: false });
+  // Only a root-owned sticky .Trash: anybody else who owns it can swap our $uid in it.
+  if (st && st.isDirectory() && st.mode & S_ISVTX && st.uid === 0) {
+    const root = join(shared, Buffer.from(uid));
+    try {
+      ensureTrashRoot(root, true);
+      return root;
+    } catch (err) {
+      errors.push(`${show(root)}: ${err.reason || err.message}`);
+    }
+  }
+  const root = join(topdir, Buffer.from('.Trash-' + uid));
+  try {
+    ensureTrashRoot(root, true);
+    return root;
+  } catch (err) {
+    errors.push(`${show(root)}: ${err.reason || err.message}`);
+  }
+  throw new TrashFailure(
+    'EXDEV',
+    `no usable trash on device of ${show(topdir)} (${errors.join('; ')})`
+  );
+}
+
+// { root, topdir } for an item at absolute (Buffer) on device dev; topdir null = absolute Path=.
+function locate(absolute, dev, trashDir, env) {
+  if (trashDir) {
+    const root = Buffer.from(trashDir);
+    if (ensureTrashRoot(root, true) !== dev) {
+      throw new TrashFailure(
+        'EXDEV',
+        `${show(absolute)} is on another device than the trash directory ` +
+          `${show(root)}, and safedel never copies`
+      );
+    }
+    return { root, topdir: null, owned: true };
+  }
+  const home = homeTrash(env);
+  let homeDev = null;
+  try {
+    homeDev = ensureTrashRoot(home, false);
+  } catch {
+    homeDev = null;
+  }
+  if (homeDev === dev) return { root: home, topdir: null, owned: false };
+  const topdir = mountTopdir(dirname(absolute), dev);
+  return { root: topdirTrash(topdir), topdir, owned: true };
+}
+
+// Forget that root's folders were checked (they went missing); true if they had been.
+function forget(root) {
+  return checkedInside.delete(latin1(root));
+}
+
+module.exports = {
+  TrashFailure,
+  latin1,
+  bytes,
+  join,
+  dirname,
+  basename,
+  show,
+  homeTrash,
+  ensureTrashRoot,
+  locate,
+  forget,
+};
