@@ -121,8 +121,11 @@ def test_nothing_outside_the_exempt_root_is_lost(sandbox, link_spec, operands, f
     for base, names, slash in operands:
         ops.append(os.path.join(str(root / base), *names) + ("/" if slash else ""))
     before = snapshot(work)
+    named = [real_location(op) for op in ops]  # before anything is gone
     shutil.rmtree(sandbox.trash, ignore_errors=True)
-    env = sandbox.shim_env(TMPDIR=tmp, SAFEDEL_EXEMPT=tmp, SAFEDEL_THRESHOLD="99999")
+    env = sandbox.shim_env(
+        TMPDIR=tmp, SAFEDEL_EXEMPT=tmp, SAFEDEL_THRESHOLD="99999", SAFEDEL_WORKSPACE_ROOTS=work
+    )
     argv = {
         "rm": ["rm", "-rf", "--", *ops],
         "find": ["find", *ops, "-delete"],
@@ -131,7 +134,6 @@ def test_nothing_outside_the_exempt_root_is_lost(sandbox, link_spec, operands, f
     subprocess.run(argv, cwd=str(root), env=env, capture_output=True, timeout=60)
     after = snapshot(work)
     trashed = in_trash(sandbox.trash)
-    named = [real_location(op) for op in ops]
     for path, value in before.items():
         if after.get(path) == value:
             continue

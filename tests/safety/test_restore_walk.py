@@ -29,7 +29,7 @@ def test_restore_refuses_a_planted_symlink_on_the_way(sandbox, shared):
     os.mkdir(vdir)
     with open(os.path.join(vdir, "secret.txt"), "w") as handle:
         handle.write("secret")
-    env = sandbox.shim_env()
+    env = sandbox.shim_env(SAFEDEL_WORKSPACE_ROOTS=area)  # the shared folder is worked in
     done = subprocess.run(["rm", os.path.join(vdir, "secret.txt")], env=env, capture_output=True)
     assert done.returncode == 0, done.stderr
     done = subprocess.run(["rm", "-r", vdir], env=env, capture_output=True)
