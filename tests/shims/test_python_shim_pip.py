@@ -50,7 +50,7 @@ def run(argv, **options):
 @pytest.mark.parametrize("minor", ["3.9", "3.13"])
 def test_pip_uninstall_trashes_each_item_once_under_its_own_name(sandbox, minor):
     python = require(find_python(minor))
-    venv = sandbox.root / "venv"  # outside the exempt temp dir
+    venv = sandbox.work / ".venv"  # a project venv: in the workspace, not the temp dir
     run([python, "-m", "venv", str(venv)], env=sandbox.base_env())
     venv_python = str(venv / "bin" / "python")
     wheel = build_wheel(str(sandbox.root))
@@ -72,3 +72,28 @@ def test_pip_uninstall_trashes_each_item_once_under_its_own_name(sandbox, minor)
     assert run([venv_python, "-c", check]).stdout == "42 sdmod\n"
     listed = run([*pip, "show", "sdpkg"], env=sandbox.base_env()).stdout
     assert "Version: 1.0" in listed
+
+
+def test_a_refused_pip_uninstall_leaves_the_package_whole(sandbox):
+    python = require(find_python("3.13"))
+    venv = sandbox.root / "venv"  # outside the workspace: refused until approved
+    run([python, "-m", "venv", str(venv)], env=sandbox.base_env())
+    venv_python = str(venv / "bin" / "python")
+    pip = [venv_python, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+    run([*pip, "install", "--no-index", "--no-compile", build_wheel(str(sandbox.root))])
+    done = subprocess.run(
+        [*pip, "uninstall", "-y", "sdpkg"],
+        cwd=sandbox.work,
+        env=sandbox.shim_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode != 0 and "SAFE_DELETE_OUTSIDE_WORKSPACE" in done.stderr
+    check = "import sdpkg, sdmod; print(sdpkg.VALUE, sdmod.NAME)"
+    assert run([venv_python, "-c", check]).stdout == "42 sdmod\n"
+    where = run([venv_python, "-c", "import sdmod; print(sdmod.__file__)"]).stdout
+    site = os.path.dirname(where.strip())
+    assert not [name for name in os.listdir(site) if name.startswith("~")]
+    assert "Version: 1.0" in run([*pip, "show", "sdpkg"]).stdout
+    assert [e for e in sandbox.report() if e["operation"] == "trash"] == []
