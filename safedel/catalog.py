@@ -10,7 +10,7 @@ import stat
 import time
 
 from . import recyclebin
-from .core import report, trashdirs, trashinfo, trashlist
+from .core import report, trashdirs, trashinfo, trashlist, trashtrust
 from .core.printable import printable  # noqa: F401 - the commands' import
 
 
@@ -170,11 +170,17 @@ def reported_trashes(report_path, session=None, turn=None, warn=None, operations
 
 
 def still_trashed(events, warn=None):
-    """The Items that the given trash events put in the trash and that are still there."""
-    found = []
+    """The Items that the given trash events put in the trash and that are still there,
+    in trash dirs that are still ours: a root swapped since then is not read."""
+    found, foreign = [], {}
     for record in events:
         info_path = os.fsencode(record["infoPath"])
-        if os.path.lexists(info_path):
+        root = os.path.dirname(os.path.dirname(info_path))
+        if root not in foreign:
+            foreign[root] = trashtrust.why_not_listed(root)
+            if foreign[root] and warn:
+                warn(f"skipped {os.fsdecode(root)}: {foreign[root]}")
+        if not foreign[root] and os.path.lexists(info_path):
             item = read_item(info_path, warn)
             if item is not None and item.kind != "missing":
                 found.append(item)
