@@ -24,6 +24,7 @@ from . import (
     prompt,
     report_history,
     rm_calls,
+    serve,
     startup,
     table,
 )
@@ -44,6 +45,7 @@ WORKLOADS = (
     ("git", git_calls.run, lambda p: git_calls.row_list()),
     ("report", report_history.run, lambda p: report_history.row_list(p.report_events)),
     ("net", net.run, lambda p: net.row_list()),
+    ("serve", serve.run, lambda p: serve.row_list()),
     # Last: deleting 100,000 files for rm -rf can slow the filesystem for a while.
     ("bigdir", bigdir.run, lambda p: bigdir.row_list(p.bigdir_files)),
 )

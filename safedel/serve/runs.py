@@ -13,8 +13,9 @@ import select
 import threading
 import time
 
-from .. import environment, runstate
-from ..core import report
+from .. import approval, environment, runstate
+from ..core import report, runrecord
+from ..core import settings as core_settings
 from ..core.guard import CONFIRM
 from ..core.outside import KIND as OUTSIDE
 from ..executor import capture, captured, process, result, tree, view
@@ -66,8 +67,7 @@ class ServedRun:
         """Spawn the command; OSError (as a ProtocolError upstream) if it cannot be."""
         protected = not self.spec["unprotected"]
         if protected:
-            token = os.path.join(self.server.private, "approval-" + self.session.digest)
-            runstate.record({"approval_token_file": token}, self.env, self.run_id)
+            self._record()
             sessions.open_turn(self.session, self.env)
             self.offset = runstate.report_size(self.env)
         state_dir = self.env.get("SAFEDEL_STATE_DIR") or self.server.state_dir
@@ -104,6 +104,22 @@ class ServedRun:
         os.set_blocking(self._stdin, False)
         self.session.count("runs")
         return {"processId": self.id, "runId": self.run_id, "pid": self.execution.pid}
+
+    def _record(self):
+        """What runstate.record does for `safedel run`, at the cost a resident server
+        can afford per run: the run record each time; the session's approval token and
+        the pruning of old runs once (they hold until the server ends)."""
+        state_dir = self.env["SAFEDEL_STATE_DIR"]
+        fixed = core_settings.load(self.env)
+        values = {"session": fixed.session, "turn": fixed.turn, "toolCall": fixed.tool_call}
+        values.update(threshold=fixed.threshold, pid=os.getpid())
+        runrecord.write(state_dir, self.run_id, values)
+        with self.session.lock:
+            if self.session.token_state_dir != state_dir:
+                token = os.path.join(self.server.private, "approval-" + self.session.digest)
+                approval.record(state_dir, self.session.id, approval.ensure_token(token))
+                capture.prune(state_dir)
+                self.session.token_state_dir = state_dir
 
     def begin(self):
         """After the response is out: stream the output and wait for the end."""

@@ -24,6 +24,7 @@ class Session:
         self.roots = roots
         self.threshold = threshold
         self.report = report
+        self.token_state_dir = None  # where the approval token was last recorded
         self.allow_all = False  # allow_session: later turns start approved
         self.stats = {"runs": 0, "trashed": 0, "refused": 0, "restored": 0, "outputBytes": 0}
         self.pending = {}  # request id -> (kind, env of the run that was refused)

@@ -1,0 +1,149 @@
+"""`safedel serve`: a warm server's round trip for `true`, and Ping under load.
+
+The round trip is RunExecutable sent to ProcessExit read, on one raw socket, against
+`safedel run -- true` and bare `true` spawned in the same rounds. Ping is timed while 8
+served commands stream a line every 10 ms to another connection that reads them; each
+round gives the p99 of its pings, and the row's median is over rounds.
+"""
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import threading
+import time
+
+from . import rows
+from .harness import Sandbox, WorkloadError, interleave, timed_spawn, tool
+from .startup import safedel_command
+
+SERVED = "serve: RunExecutable true → ProcessExit"
+RUN = "safedel run -- true"
+TRUE = "bare true"
+PING = "serve: Ping p99 (per round), 8 commands streaming"
+STREAMERS = 8
+PINGS = 200
+STREAM = "while :; do echo 'a line of build output, as a compiler prints it'; sleep 0.01; done"
+
+
+def row_list():
+    workload = "safedel serve"
+    return [
+        rows.Row(workload, SERVED, "per run", rows.absolute(0.005, " median")),
+        rows.Row(workload, RUN, "per run", anchor_of=SERVED),
+        rows.Row(workload, TRUE, "per run", anchor_of=SERVED),
+        rows.Row(workload, PING, "per round", rows.absolute(0.002)),
+    ]
+
+
+class _Line:
+    """A raw NDJSON connection: send a request, read messages."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.reader = self.sock.makefile("rb")
+        self.ids = 0
+
+    def send(self, command, data=None):
+        self.ids += 1
+        message = {"messageId": f"b{self.ids}", "sessionId": "bench", "command": command}
+        self.sock.sendall(json.dumps(dict(message, data=data or {})).encode() + b"\n")
+        return message["messageId"]
+
+    def read(self):
+        line = self.reader.readline()
+        if not line:
+            raise WorkloadError("the server closed the connection")
+        return json.loads(line)
+
+    def call(self, command, data=None):
+        message_id = self.send(command, data)
+        while True:
+            message = self.read()
+            if message.get("messageId") == message_id:
+                if not message["success"]:
+                    raise WorkloadError(message["error"])
+                return message["data"]
+
+
+def _round_trip(conn, true, cwd):
+    start = time.perf_counter()
+    process_id = conn.call("RunExecutable", {"argv": [true], "cwd": None})["processId"]
+    while True:
+        message = conn.read()
+        if message["command"] == "ProcessExit" and message["data"]["processId"] == process_id:
+            break
+    elapsed = time.perf_counter() - start
+    if message["data"]["exitCode"] != 0:
+        raise WorkloadError(f"true exited {message['data']['exitCode']}")
+    return elapsed
+
+
+def _ping_round(path, conn):
+    """The p99 of PINGS pings while STREAMERS commands stream to another connection."""
+    load = _Line(path)
+    load.call("OpenSession")
+    ids = [load.call("RunExecutable", {"command": STREAM})["processId"] for _ in range(STREAMERS)]
+    threading.Thread(target=_drain, args=(load,), daemon=True).start()
+    time.sleep(0.2)  # let them all stream
+    samples = []
+    for _ in range(PINGS):
+        start = time.perf_counter()
+        conn.call("Ping")
+        samples.append(time.perf_counter() - start)
+    for process_id in ids:
+        conn_kill = load.send("ProcessKill", {"processId": process_id})
+        del conn_kill
+    load.sock.close()
+    return statistics.quantiles(samples, n=100)[98]
+
+
+def _drain(conn):
+    try:
+        while conn.reader.readline():
+            pass
+    except (OSError, ValueError):
+        pass
+
+
+def run(profile, root, shim_home):
+    sandbox = Sandbox(root, "serve", shim_home)
+    server = None
+    try:
+        true = tool("true")
+        if not true:
+            return rows.fill(row_list(), {}, dict.fromkeys((SERVED, RUN, TRUE), "no true"))
+        env = sandbox.base_env()
+        path = os.path.join(sandbox.root, "serve", "serve.sock")
+        argv = [*safedel_command(), "serve", "--socket", path]
+        server = subprocess.Popen(argv, env=env, cwd=sandbox.work, stderr=subprocess.DEVNULL)
+        conn = _wait_for(path, server)
+        conn.call("OpenSession", {"workspaceRoots": [sandbox.work]})
+        errors = os.path.join(sandbox.root, "stderr")
+        timers = {
+            SERVED: lambda: _round_trip(conn, true, sandbox.work),
+            RUN: lambda: timed_spawn([*safedel_command(), "run", "--", true], env, errors),
+            TRUE: lambda: timed_spawn([true], env, errors),
+        }
+        results = interleave(timers, profile.run_rounds, max(profile.warmup, 1))
+        pings = [_ping_round(path, conn) for _ in range(max(3, profile.warmup + 3))]
+        results[PING] = pings
+        return rows.fill(row_list(), results, {})
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(60)
+        sandbox.close()
+
+
+def _wait_for(path, server):
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return _Line(path)
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise WorkloadError("safedel serve did not start") from None
+            time.sleep(0.05)
