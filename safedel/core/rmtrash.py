@@ -57,7 +57,8 @@ def apply(tool, runtime, items, opts, what=b"cannot remove"):
         try:
             _carry_out_lending_write(deletion, conf, runtime, target, item)
         except RemovalError as exc:
-            tool.cannot(what, exc.path, exc.errno)
+            if not (ignore_missing and exc.errno in _MISSING):
+                tool.cannot(what, exc.path, exc.errno)
             continue
         except OSError as exc:
             if not (ignore_missing and exc.errno in _MISSING):
