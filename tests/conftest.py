@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -78,6 +79,10 @@ class Sandbox:
         env = environment.child_environment(self.base_env(**extra), self.shim_home, options)
         # As `safedel run` started in the work tree would: that is the workspace.
         env.setdefault("SAFEDEL_WORKSPACE_ROOTS", os.path.realpath(self.work))
+        if "SAFEDEL_TURN_START" not in extra:
+            # The files a test makes count, wherever it makes them: a turn said to start
+            # tomorrow made none of them. What a turn makes is tested through safedel run.
+            env["SAFEDEL_TURN_START"] = f"{time.time() + 86400}:{turn or self.turn}"
         return env
 
     def run(self, *command, run_options=(), cwd=None, env=None, input=None, timeout=120):

@@ -75,6 +75,37 @@ function emit(kind, payload) {
   }
 }
 
+// Who runs us, as safedel/core/host.py tells it (README, "Hosts"); what `safedel run`
+// saw wins only over a plain "script".
+const HOSTS = [
+  ['claude-code', 'CLAUDECODE', '1'],
+  ['codex', 'CODEX_SANDBOX', null],
+  ['codex', 'CODEX_SANDBOX_NETWORK_DISABLED', null],
+  ['codex', 'CODEX_THREAD_ID', null],
+  ['cursor', 'CURSOR_AGENT', null],
+  ['gemini-cli', 'GEMINI_CLI', null],
+  ['github-actions', 'GITHUB_ACTIONS', 'true'],
+  ['gitlab-ci', 'GITLAB_CI', null],
+  ['buildkite', 'BUILDKITE', 'true'],
+  ['jenkins', 'JENKINS_URL', null],
+  ['ci', 'CI', null],
+  ['vscode', 'TERM_PROGRAM', 'vscode'],
+  ['jetbrains', 'TERMINAL_EMULATOR', 'JetBrains-JediTerm'],
+];
+let hostName = null;
+
+function host() {
+  if (hostName !== null) return hostName;
+  const env = process.env;
+  for (const [name, variable, value] of HOSTS) {
+    const found = (env[variable] || '').trim().toLowerCase();
+    if (!found || ['0', 'false', 'no'].includes(found)) continue;
+    if (value === null || found === value.toLowerCase()) return (hostName = name);
+  }
+  hostName = env.SAFEDEL_HOST || (require('tty').isatty(0) ? 'terminal' : 'script');
+  return hostName;
+}
+
 function event(operation, settings, fields) {
   return Object.assign({ v: 1, operation }, fields, {
     runtime: 'node',
@@ -83,6 +114,7 @@ function event(operation, settings, fields) {
     turn: settings.turn,
     toolCall: settings.toolCall,
     pid: process.pid,
+    host: host(),
     // The `safedel run` this process is under: its result lists exactly these events.
     ...(process.env.SAFEDEL_RUN_ID ? { run: process.env.SAFEDEL_RUN_ID } : {}),
   });

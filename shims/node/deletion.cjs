@@ -12,6 +12,7 @@ const refusal = require('./refusal.cjs');
 const { resolve, remember, join } = require('./resolve.cjs');
 const realdelete = require('./realdelete.cjs');
 const { environment } = require('./inherit.cjs');
+const workspace = require('./workspace.cjs');
 
 const { readdirSync, lstatSync, rmSync } = require('./originals.cjs');
 // Linux trashes in-process; elsewhere only the native trash (via the Python engine) can.
@@ -59,7 +60,7 @@ function handle(op, path, st, recursive, sync) {
   const why = policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, op, path));
   if (!wouldRemove(op, target, st, recursive)) return DELEGATE;
-  if (policy.isExempt(target.path, settings.exempt)) {
+  if (isExempt(target.path, settings, env)) {
     if (!realdelete.supported()) return DELEGATE;
     return outcome(realdelete.remove(op, target, recursive, shownPath(path)));
   }
@@ -75,7 +76,7 @@ function linkSlash(settings, env, target, path) {
   if (!rmSyncEmptiesLinkTargets()) return DELEGATE;
   const why = policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, 'rm', path));
-  if (policy.isExempt(target.path, settings.exempt)) return DELEGATE;
+  if (isExempt(target.path, settings, env)) return DELEGATE;
   const id = [target.st.dev, target.st.ino];
   for (const name of readdirSync(target.path, { encoding: 'buffer' })) {
     const entry = join(target.path, name);
@@ -138,10 +139,17 @@ function wouldRemove(op, target, st, recursive) {
   return true;
 }
 
+// Deleted for real: inside an exempt root and in no workspace root nearer to it.
+function isExempt(real, settings, env) {
+  if (!policy.isExempt(real, settings.exempt)) return false;
+  return workspace.classify(real.toString('latin1'), settings, env) === workspace.EXEMPT;
+}
+
 // Guard, trash and report one target; return null or the error to raise.
 function trashTarget(settings, env, target, syscall, path) {
   const absolute = target.path;
-  const denied = refusal.authorize(settings, absolute, syscall, path);
+  const uncounted = {};
+  const denied = refusal.authorize(settings, absolute, syscall, path, env, uncounted);
   if (denied) return denied;
   let record;
   try {
@@ -156,6 +164,7 @@ function trashTarget(settings, env, target, syscall, path) {
     infoPath: audit.fsdecode(record.infoPath),
     kind: record.kind,
   };
+  if (uncounted.why) Object.assign(fields, { counted: false, why: uncounted.why });
   try {
     audit.append(settings.report, [audit.event('trash', settings, fields)]);
   } catch (err) {

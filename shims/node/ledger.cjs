@@ -34,13 +34,14 @@ function nextId() {
 class GuardError extends Error {}
 
 class TurnState {
-  constructor(mode = 'open', granted = 0) {
+  constructor(mode = 'open', granted = 0, outside = false) {
     this.mode = mode;
     this.granted = granted;
+    this.outside = outside; // deletions outside the workspace approved for the turn
   }
 
   copy() {
-    return new TurnState(this.mode, this.granted);
+    return new TurnState(this.mode, this.granted, this.outside);
   }
 
   // Apply one ledger record; return the verdict for a take, else null.
@@ -57,6 +58,7 @@ class TurnState {
     }
     if (record.op === 'approve') this.mode = 'approved';
     else if (record.op === 'reject') this.mode = 'rejected';
+    else if (record.op === 'approveOutside') this.outside = true;
     return null;
   }
 }
@@ -211,6 +213,29 @@ function takeOnce(settings, n) {
   );
 }
 
+// The turn's whole ledger, read once: { state, firstTs } (firstTs: the first line's ts,
+// in ms, or null). Throws GuardError.
+function turnState(settings) {
+  const fd = openLedger(settings);
+  let data;
+  try {
+    data = readAt(fd, fstatSync(fd).size, 0);
+  } catch (err) {
+    throw new GuardError(`cannot read the bulk-guard ledger: ${err.message}`);
+  } finally {
+    closeSync(fd);
+  }
+  const state = new TurnState();
+  let firstTs = null;
+  for (const line of data.toString('latin1').split('\n')) {
+    const record = line ? parseLine(Buffer.from(line + '\n', 'latin1')) : null;
+    if (!record) continue;
+    if (firstTs === null && Number.isFinite(record.ts)) firstTs = record.ts;
+    state.apply(record);
+  }
+  return { state, firstTs };
+}
+
 // Remove ledgers and signal files untouched for 24 hours.
 function prune(stateDir) {
   const cutoff = Date.now() - PRUNE_AGE_MS;
@@ -243,4 +268,14 @@ function prune(stateDir) {
   }
 }
 
-module.exports = { ALLOW, CONFIRM, REJECTED, GuardError, TurnState, verdicts, parseLine, take };
+module.exports = {
+  ALLOW,
+  CONFIRM,
+  REJECTED,
+  GuardError,
+  TurnState,
+  verdicts,
+  parseLine,
+  take,
+  turnState,
+};

@@ -7,11 +7,13 @@
 const os = require('os');
 const audit = require('./audit.cjs');
 const ledger = require('./ledger.cjs');
+const workspace = require('./workspace.cjs');
 
 const FAIL_CLOSED = 'SAFE_DELETE_FAIL_CLOSED';
 const CONFIRM_REQUIRED = 'SAFE_DELETE_BULK_CONFIRM_REQUIRED';
 const REJECTED = 'SAFE_DELETE_BULK_REJECTED';
 const GUARD_ERROR = 'SAFE_DELETE_BULK_GUARD_ERROR';
+const OUTSIDE_WORKSPACE = 'SAFE_DELETE_OUTSIDE_WORKSPACE';
 const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 // C0, DEL and C1 controls as \n, \t, \r or \xNN (what `safedel list` prints too).
@@ -50,11 +52,23 @@ function refuse(settings, kind, signal, reason, payload, targets) {
 }
 
 // Take one from the turn's allowance; return null, or the refusal error to raise.
-function authorize(settings, absolute, syscall, path) {
+// `uncounted` receives why a regenerable target was let through without counting.
+function authorize(settings, absolute, syscall, path, env = process.env, uncounted = {}) {
   const targets = [audit.fsdecode(absolute)];
   let decision;
   try {
+    const outside = askOutside(settings, absolute, env, targets);
+    if (outside) return refused(outside, syscall, path);
     decision = ledger.take(settings, 1);
+    if (decision.verdict !== ledger.ALLOW) {
+      const why = workspace.regenerable(absolute.toString('latin1'), settings, env, () => {
+        return ledger.turnState(settings).firstTs;
+      });
+      if (why) {
+        uncounted.why = why;
+        return null;
+      }
+    }
   } catch (err) {
     const message = err instanceof ledger.GuardError ? err.message : String(err);
     const reason = `the bulk guard failed, so nothing was deleted: ${message}`;
@@ -85,6 +99,30 @@ function authorize(settings, absolute, syscall, path) {
       : 'run `safedel guard approve` to allow it');
   refuse(settings, CONFIRM_REQUIRED, 'confirmRequired', reason, payload, targets);
   return refused(reason, syscall, path);
+}
+
+// Outside every workspace root, under outside_workspace = "confirm" and not approved for
+// the turn: signal it and return the reason (Node never prompts: it cannot tell whether
+// it is in the foreground). Otherwise null.
+function askOutside(settings, absolute, env, targets) {
+  if (settings.outsideWorkspace === 'allow') return null;
+  const path = absolute.toString('latin1');
+  if (workspace.classify(path, settings, env) !== workspace.OUTSIDE) return null;
+  if (ledger.turnState(settings).state.outside) return null;
+  const payload = {
+    targets,
+    targetCount: 1,
+    workspace: workspace.roots(env).map((root) => audit.fsdecode(Buffer.from(root, 'latin1'))),
+    session: settings.session,
+    turn: settings.turn,
+  };
+  const reason =
+    `outside the workspace: ${targets[0]} is in no workspace folder; nothing was deleted; ` +
+    (process.env.SAFEDEL_HARNESS === '1'
+      ? 'the user must approve it'
+      : 'run `safedel guard approve --outside-workspace` or `safedel workspace add` to allow it');
+  refuse(settings, OUTSIDE_WORKSPACE, 'outsideWorkspace', reason, payload, targets);
+  return reason;
 }
 
 // The item stays; say so on stderr, in the report, and in the error.

@@ -14,6 +14,13 @@
   }
   try {
     Object.defineProperty(process, installed, { value: true });
+    try {
+      // Where this process started: its workspace when `safedel run` named none.
+      const startDir = process.cwd();
+      Object.defineProperty(process, Symbol.for('safedel.node.startDir'), { value: startDir });
+    } catch {
+      // A directory removed under us: the workspace is found when it is needed.
+    }
     require('./patch.cjs').install();
     if (!inWorker) require('./workers.cjs').carry(__filename);
   } catch (err) {

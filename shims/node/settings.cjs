@@ -163,7 +163,16 @@ function load(env) {
     threshold: who.threshold,
     trashDir: env.SAFEDEL_TRASH_DIR || config.trash_dir || null,
     exempt: exempt.split(nativePath.delimiter).filter(Boolean),
+    outsideWorkspace: parseOutside(env.SAFEDEL_OUTSIDE_WORKSPACE ?? config.outside_workspace),
   };
+}
+
+// "confirm" (the default: refused until approved) or "allow" (trashed like the rest).
+function parseOutside(raw) {
+  const value = String(raw ?? '').trim().toLowerCase();
+  if (value === '' || value === 'confirm' || value === 'allow') return value || 'confirm';
+  warnOnce(`outside_workspace=${JSON.stringify(raw)} is not one of confirm, allow; using confirm`);
+  return 'confirm';
 }
 
 module.exports = { load, warnOnce, parseThreshold };

@@ -161,3 +161,23 @@ def test_on_a_terminal_it_is_a_question(sandbox, outside_file, answer, code):
     assert target.exists() == (code == 1)
     assert guard.status(str(sandbox.state), sandbox.session, sandbox.turn).outside == (code == 0)
     assert ("SAFE_DELETE_OUTSIDE_WORKSPACE" in screen) == (code == 1)
+
+
+def test_node_outside_the_workspace_is_refused_until_approved(sandbox, outside_file):
+    project, target = outside_file
+    script = (
+        f"try {{ require('fs').unlinkSync({str(target)!r}); }} catch (e) {{ console.log(e.code); }}"
+    )
+    done = sandbox.run(require("node"), "-e", script, cwd=project)
+    assert done.stdout.split() == [b"EPERM"] and target.exists()
+    payload = last_markers(done.stderr)["SAFE_DELETE_OUTSIDE_WORKSPACE"]
+    assert payload["targets"] == [str(target)]
+    assert payload["workspace"] == [os.path.realpath(project)]
+    assert [e["runtime"] for e in events(sandbox, "refuse")] == ["node"]
+    where = ["--session", sandbox.session, "--turn", sandbox.turn]
+    approve = [sys.executable, "-m", "safedel", "guard", "approve", "--outside-workspace"]
+    subprocess.run([*approve, *where], env=sandbox.base_env(), check=True, capture_output=True)
+    done = sandbox.run(require("node"), "-e", script, cwd=project)
+    assert done.stdout == b"" and not target.exists(), done.stderr
+    assert sandbox.trashed_names() == ["cv.txt"]
+    assert events(sandbox, "trash")[0]["host"] == "script"

@@ -85,3 +85,32 @@ def test_files_this_turn_made_are_not_counted(sandbox, runtime):
     assert done.returncode == 0, done.stderr
     assert len(sandbox.trashed_names()) == 120
     assert uncounted(sandbox) == ["created-this-turn"] * 70
+
+
+NODE_LOOP = (
+    "const fs = require('fs'); let done = 0;\n"
+    "const names = fs.readdirSync('dist').sort((a, b) => parseInt(a) - parseInt(b));\n"
+    "for (const name of names) {\n"
+    "  try { fs.unlinkSync('dist/' + name); } catch (err) {\n"
+    "    if (err.code !== 'EPERM') throw err;\n"
+    "    console.log(done); process.exit(3);\n"
+    "  }\n"
+    "  done += 1;\n"
+    "}\n"
+    "console.log(done);\n"
+)
+
+
+@pytest.mark.parametrize("ignored", [True, False], ids=["ignored", "tracked"])
+def test_node_empties_a_dist(sandbox, ignored):
+    root = project(sandbox, ignored=ignored)
+    done = sandbox.run(require("node"), "-e", NODE_LOOP, cwd=root)
+    if ignored:
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == [b"80"] and os.listdir(root / "dist") == []
+        assert uncounted(sandbox) == ["ignored"] * 30
+        assert {e["runtime"] for e in sandbox.report()} == {"node"}
+    else:
+        assert done.returncode == 3 and done.stdout.split() == [b"50"], done.stderr
+        assert len(os.listdir(root / "dist")) == 30
+        assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in last_markers(done.stderr)

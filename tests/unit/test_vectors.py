@@ -26,6 +26,7 @@ def case_ids(cases):
 INFO = load("trashinfo.json")
 NAMES = load("names.json")["cases"]
 LEDGER = load("ledger.json")
+CLASSIFY = load("classify.json")
 
 
 @pytest.mark.parametrize("case", INFO["encode"], ids=case_ids(INFO["encode"]))
@@ -87,12 +88,9 @@ def test_js_engine_passes_the_same_vectors(node):
     summary = json.loads(proc.stdout)
     assert summary["failures"] == [], summary["failures"]
     expected = sum(len(INFO[k]) for k in ("encode", "decode", "render")) + len(NAMES)
-    expected += len(LEDGER["cases"])
+    expected += len(LEDGER["cases"]) + len(CLASSIFY["cases"])
     assert summary["passed"] == expected
     assert proc.returncode == 0
-
-
-CLASSIFY = load("classify.json")
 
 
 @pytest.mark.parametrize("case", CLASSIFY["cases"], ids=case_ids(CLASSIFY["cases"]))

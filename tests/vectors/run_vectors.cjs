@@ -45,5 +45,11 @@ for (const c of ledgerVectors.cases) {
   }
   check(`ledger: ${c.name}`, [results, state.granted, state.mode], [c.verdicts, c.granted, c.mode]);
 }
+const workspace = require(path.join(shimDir, 'workspace.cjs'));
+for (const c of load('classify.json').cases) {
+  const latin1 = (text) => Buffer.from(text).toString('latin1');
+  const got = workspace.location(latin1(c.path), c.workspace.map(latin1), c.exempt.map(latin1));
+  check(`classify: ${c.name}`, got, c.class);
+}
 process.stdout.write(JSON.stringify({ passed, failures }) + '\n');
 process.exitCode = failures.length ? 1 : 0;

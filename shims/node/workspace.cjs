@@ -1,0 +1,151 @@
+'use strict';
+// Where a deletion lands, as in safedel/core/workspace.py, outside.py and
+// regenerable.py: the location class of a target (workspace, exempt or outside), the
+// outside-workspace question, and the regenerable targets the guard leaves uncounted.
+// Paths are latin1 strings (one char per byte), as settings.cjs keeps them.
+
+const nativePath = require('path');
+const pathPosix = nativePath.posix;
+const { lstatSync, realpathSync } = require('./originals.cjs');
+
+const WORKSPACE = 'workspace';
+const EXEMPT = 'exempt';
+const OUTSIDE = 'outside';
+const CREATED = 'created-this-turn';
+const IGNORED = 'ignored';
+const START_DIR = Symbol.for('safedel.node.startDir');
+
+function trim(root) {
+  return root.replace(/\/+$/, '') || '/';
+}
+
+function inside(path, root) {
+  root = trim(root);
+  return path === root || path.startsWith(root === '/' ? '/' : root + '/');
+}
+
+function deepest(path, roots, strictly) {
+  let found = null;
+  for (const candidate of roots.map(trim)) {
+    if (strictly && path === candidate) continue;
+    if (inside(path, candidate) && (found === null || candidate.length > found.length)) {
+      found = candidate;
+    }
+  }
+  return found;
+}
+
+// The nearest enclosing root decides; on a tie the exempt root wins (tests/vectors).
+function location(path, roots, exemptRoots) {
+  const root = deepest(path, roots, false);
+  const exempt = deepest(path, exemptRoots, true);
+  if (root !== null && (exempt === null || root.length > exempt.length)) return WORKSPACE;
+  return exempt !== null ? EXEMPT : OUTSIDE;
+}
+
+function real(text) {
+  try {
+    return realpathSync(Buffer.from(text, 'latin1'), { encoding: 'buffer' }).toString('latin1');
+  } catch {
+    return Buffer.from(nativePath.resolve(text)).toString('latin1');
+  }
+}
+
+function workTree(dir) {
+  for (let here = dir; ; here = pathPosix.dirname(here)) {
+    if (lstatSync(pathPosix.join(here, '.git'), { throwIfNoEntry: false })) return here;
+    if (pathPosix.dirname(here) === here) return null;
+  }
+}
+
+let cachedRoots = null;
+
+// What `safedel run` decided (SAFEDEL_WORKSPACE_ROOTS); elsewhere SAFEDEL_WORKSPACE, else
+// the git work tree this process started in, else that directory. (The scope files are
+// read by the Python side only: under `safedel run` both see the same roots.)
+function roots(env) {
+  if (env.SAFEDEL_WORKSPACE_ROOTS !== undefined) {
+    return env.SAFEDEL_WORKSPACE_ROOTS.split(nativePath.delimiter).filter(Boolean);
+  }
+  if (cachedRoots) return cachedRoots;
+  const start = real(process[START_DIR] || process.cwd());
+  const listed = (env.SAFEDEL_WORKSPACE || '').split(nativePath.delimiter).filter(Boolean);
+  cachedRoots = listed.length
+    ? listed.map((entry) => real(nativePath.resolve(start, entry)))
+    : [workTree(start) || start];
+  return cachedRoots;
+}
+
+function classify(path, settings, env) {
+  return location(path, roots(env), settings.exempt.map(real));
+}
+
+// When the turn began (ms), from `safedel run`'s SAFEDEL_TURN_START=seconds:turn, for
+// that turn only; else null (the caller falls back to the ledger's first line).
+function turnStart(settings, env) {
+  const raw = env.SAFEDEL_TURN_START || '';
+  const colon = raw.indexOf(':');
+  if (colon < 0 || raw.slice(colon + 1) !== settings.turn) return null;
+  const seconds = Number(raw.slice(0, colon));
+  return Number.isFinite(seconds) ? seconds * 1000 : null;
+}
+
+function createdSince(path, startMs) {
+  if (startMs === null) return false;
+  const st = lstatSync(Buffer.from(path, 'latin1'), { throwIfNoEntry: false });
+  if (!st) return false;
+  // libuv reads the birth time with statx where the file system keeps one.
+  const born = st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs;
+  return born >= startMs;
+}
+
+const ignoredDirs = new Set();
+
+function gitOnPath(env) {
+  const ours = pathPosix.join(env.SAFEDEL_HOME || '\0', 'bin');
+  for (const dir of (env.PATH || '').split(nativePath.delimiter)) {
+    if (!dir || dir === ours) continue;
+    const candidate = pathPosix.join(dir, 'git');
+    const st = lstatSync(candidate, { throwIfNoEntry: false });
+    if (st && !st.isDirectory()) return candidate;
+  }
+  return null;
+}
+
+function askGit(git, tree, args, input) {
+  const { spawnSync } = require('child_process');
+  const done = spawnSync(git, ['-C', tree, ...args], { input, stdio: ['pipe', 'pipe', 'ignore'] });
+  if (done.error || (done.status !== 0 && done.status !== 1)) return new Set();
+  const out = done.stdout.toString('latin1').split('\0').filter(Boolean);
+  return new Set(out.map((p) => (p.startsWith('/') ? p : pathPosix.join(tree, p))));
+}
+
+// Does git ignore path (a real, absolute latin1 path)? No git, no work tree or any git
+// failure: no. An ignored directory holding no tracked file is remembered.
+function ignored(path, env) {
+  for (let dir = pathPosix.dirname(path); ; dir = pathPosix.dirname(dir)) {
+    if (ignoredDirs.has(dir)) return true;
+    if (pathPosix.dirname(dir) === dir) break;
+  }
+  const tree = workTree(pathPosix.dirname(path));
+  const git = tree && path !== tree ? gitOnPath(env) : null;
+  if (!git) return false;
+  const parent = pathPosix.dirname(path);
+  const asked = parent === tree ? [path] : [parent, path];
+  const input = Buffer.from(asked.map((p) => p + '\0').join(''), 'latin1');
+  const answer = askGit(git, tree, ['check-ignore', '--stdin', '-z'], input);
+  if (answer.has(parent) && parent !== tree) {
+    const tracked = askGit(git, tree, ['ls-files', '-z', '--', parent], Buffer.alloc(0));
+    if (tracked.size === 0) ignoredDirs.add(parent);
+  }
+  return answer.has(path);
+}
+
+// Why path need not count ('created-this-turn' or 'ignored'), or null.
+function regenerable(path, settings, env, ledgerStart) {
+  const start = turnStart(settings, env);
+  if (createdSince(path, start !== null ? start : ledgerStart())) return CREATED;
+  return ignored(path, env) ? IGNORED : null;
+}
+
+module.exports = { WORKSPACE, EXEMPT, OUTSIDE, START_DIR, location, roots, classify, regenerable };
