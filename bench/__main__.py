@@ -22,6 +22,7 @@ from . import (
     inprocess,
     net,
     prompt,
+    regenerable_check,
     report_history,
     rm_calls,
     serve,
@@ -46,6 +47,7 @@ WORKLOADS = (
     ("report", report_history.run, lambda p: report_history.row_list(p.report_events)),
     ("net", net.run, lambda p: net.row_list()),
     ("serve", serve.run, lambda p: serve.row_list()),
+    ("regenerable", regenerable_check.run, lambda p: regenerable_check.row_list()),
     # Last: deleting 100,000 files for rm -rf can slow the filesystem for a while.
     ("bigdir", bigdir.run, lambda p: bigdir.row_list(p.bigdir_files)),
 )

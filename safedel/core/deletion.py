@@ -65,7 +65,9 @@ def classify(target, settings):
     if not settings.exempt:
         return TRASH
     where = workspace.location(
-        target.shown, workspace.root_paths(), workspace.real_exempt(settings.exempt)
+        target.shown,
+        workspace.root_paths(handed=settings.workspace_roots),
+        workspace.real_exempt(settings.exempt),
     )
     return EXEMPT if where == workspace.EXEMPT else TRASH
 

@@ -7,16 +7,24 @@ event per target, until the turn is approved (`safedel guard approve
 question instead. With "allow" (the interactive shells' default) it is trashed.
 """
 
+import os
+
 from . import guard, markers, prompt, workspace
 from .signals import write_signal
 
 KIND = "outsideWorkspace"
 QUESTION = "Allow deletions outside the workspace for the rest of this turn? [y/N] "
+_prefixes = {}
 
 
 def outside(targets, roots):
     """The targets (real paths, str) that lie in no workspace root."""
-    return [t for t in targets if workspace.containing(t, roots) is None]
+    prefixes = _prefixes.get(roots)
+    if prefixes is None:
+        trimmed = [r.rstrip(os.sep) or os.sep for r in roots]
+        prefixes = _prefixes[roots] = tuple(r if r == os.sep else r + os.sep for r in trimmed)
+    # A root itself is inside: compare the target with a separator added.
+    return [t for t in targets if not (t + os.sep).startswith(prefixes)]
 
 
 def describe(payload):
@@ -33,7 +41,7 @@ def check(settings, targets, refuse):
     which raises. A guard ledger that cannot be read fails closed (GuardError)."""
     if settings.outside_workspace == "allow" or not targets:
         return
-    roots = workspace.root_paths()
+    roots = workspace.root_paths(handed=settings.workspace_roots)
     found = outside(targets, roots)
     if not found:
         return

@@ -132,12 +132,15 @@ def _under_ignored_dir(path):
 def ignored(paths, environ=None):
     """The subset of paths (absolute, real parents) that git ignores. No git, no work
     tree or any git failure means: not ignored."""
-    found, by_tree = set(), {}
+    found, by_tree, trees = set(), {}, {}
     for path in paths:
         if _under_ignored_dir(path):
             found.add(path)
             continue
-        tree = _work_tree(os.path.dirname(path))
+        parent = os.path.dirname(path)
+        tree = trees.get(parent, 0)
+        if tree == 0:  # a batch is often one directory: look for its .git once
+            tree = trees[parent] = _work_tree(parent)
         if tree is not None and path != tree:
             by_tree.setdefault(tree, []).append(path)
     git = _git(os.environ if environ is None else environ)
@@ -145,7 +148,7 @@ def ignored(paths, environ=None):
         parents = {os.path.dirname(p) for p in members} - {tree}
         answer = _git_paths(git, tree, ["check-ignore", "--stdin", "-z"], sorted(parents) + members)
         # An ignored directory may still hold files someone force-added: those count.
-        dirs = (parents | {p for p in members if os.path.isdir(p)}) & answer
+        dirs = (parents & answer) | {p for p in answer.intersection(members) if os.path.isdir(p)}
         tracked = _git_paths(git, tree, ["ls-files", "-z", "--"], sorted(dirs), as_args=True)
         holding = {d for d in dirs if any(t == d or t.startswith(d + os.sep) for t in tracked)}
         if len(_ignored_dirs) > 4096:

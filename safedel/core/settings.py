@@ -25,6 +25,7 @@ class Settings:
         "exempt",
         "prompt",
         "outside_workspace",
+        "workspace_roots",
     )
 
     def __init__(self, **values):
@@ -160,6 +161,8 @@ def load(environ=None):
         trash_dir=environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None,
         exempt=tuple(p for p in exempt_raw.split(os.pathsep) if p),
         prompt=str(prompt_raw).strip().lower() not in ("0", "false", "no", "off"),
+        # What `safedel run` decided (core.workspace reads it); None elsewhere.
+        workspace_roots=environ.get("SAFEDEL_WORKSPACE_ROOTS"),
         outside_workspace=parse_outside(
             environ.get("SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace"))
         ),

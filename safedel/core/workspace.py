@@ -26,6 +26,7 @@ PROJECT_FILE = os.path.join(".safedel", "config.toml")
 # every shim in the command agrees even after a `cd`.
 ROOTS_VARIABLE = "SAFEDEL_WORKSPACE_ROOTS"
 _cache = {}
+_handed = {}
 
 
 class Root:
@@ -116,23 +117,29 @@ def _unique(roots):
     return kept
 
 
-def root_paths(environ=None):
+def root_paths(environ=None, handed=None):
     """The roots a deletion is judged against in this process, as a tuple of real paths.
 
-    `safedel run` hands its decision down in SAFEDEL_WORKSPACE_ROOTS; elsewhere (a
+    `safedel run` hands its decision down in SAFEDEL_WORKSPACE_ROOTS (handed: its value,
+    already read by settings.load, so a deletion reads no environment); elsewhere (a
     bootstrap shell, `safedel env`) they are collected for the directory this process
     started in: a Python program that later changes directory keeps its workspace.
     """
-    environ = os.environ if environ is None else environ
-    handed = environ.get(ROOTS_VARIABLE)
+    if handed is None:
+        environ = os.environ if environ is None else environ
+        handed = environ.get(ROOTS_VARIABLE)
     if handed is not None:
-        return tuple(p for p in handed.split(os.pathsep) if p)
+        roots = _handed.get(handed)
+        if roots is None:  # asked at every deletion: split once per value
+            roots = _handed[handed] = tuple(p for p in handed.split(os.pathsep) if p)
+        return roots
     shim = sys.modules.get(__name__.rpartition(".")[0] + ".pyshim")
     start = getattr(shim, "START_DIR", None)
     try:
         start = start or os.getcwd()
     except OSError:
         return ()
+    environ = os.environ if environ is None else environ
     key = (start, environ.get("SAFEDEL_WORKSPACE"), environ.get("SAFEDEL_SESSION"))
     roots = _cache.get(key)
     if roots is None:

@@ -1,0 +1,21 @@
+"""Child script: time regenerable.ignored() over every file of one directory, once, in a
+fresh process. Prints {"seconds": ..., "ignored": N} as its last line."""
+
+import json
+import os
+import sys
+import time
+
+from safedel.core import regenerable
+
+
+def main(directory):
+    paths = [os.path.join(directory, name) for name in os.listdir(directory)]
+    start = time.perf_counter()
+    found = regenerable.ignored(paths)
+    seconds = time.perf_counter() - start
+    print(json.dumps({"seconds": seconds, "ignored": len(found)}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
