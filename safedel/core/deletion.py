@@ -113,6 +113,10 @@ def trash_one(settings, runtime, path):
         record = trash.trash(path, settings.trash_dir)
     except trash.TrashFailure as exc:
         shown = absolute(path)
+        if exc.errno == errno.ENOENT and not os.path.lexists(shown):
+            # Gone meanwhile (`rm -f x x`, a racing cleanup): the tool's own ENOENT, as
+            # the real tool would meet it; nothing stayed in place, so no marker.
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), shown) from None
         emit(FAIL_CLOSED, {"path": shown, "reason": exc.reason})
         report_refusals(settings, runtime, [shown], exc.reason)
         raise

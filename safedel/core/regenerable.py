@@ -70,8 +70,8 @@ def turn_start(settings, environ=None):
     that turn (a turn file or a shell's next command line may have moved on).
     Otherwise the turn's first ledger line is the earliest moment known.
     """
-    environ = os.environ if environ is None else environ
-    seconds, _, turn = (environ.get(START_VARIABLE) or "").partition(":")
+    raw = settings.turn_start if environ is None else environ.get(START_VARIABLE)
+    seconds, _, turn = (raw or "").partition(":")
     if turn == settings.turn:
         try:
             return float(seconds)

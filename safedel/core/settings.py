@@ -26,6 +26,7 @@ class Settings:
         "prompt",
         "outside_workspace",
         "workspace_roots",
+        "turn_start",
     )
 
     def __init__(self, **values):
@@ -163,6 +164,7 @@ def load(environ=None):
         prompt=str(prompt_raw).strip().lower() not in ("0", "false", "no", "off"),
         # What `safedel run` decided (core.workspace reads it); None elsewhere.
         workspace_roots=environ.get("SAFEDEL_WORKSPACE_ROOTS"),
+        turn_start=environ.get("SAFEDEL_TURN_START"),  # `seconds:turn` (core.regenerable)
         outside_workspace=parse_outside(
             environ.get("SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace"))
         ),

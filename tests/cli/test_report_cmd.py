@@ -29,7 +29,8 @@ def produce(sandbox, turn, *names, threshold=50):
     env = sandbox.base_env(
         SAFEDEL_SESSION=sandbox.session, SAFEDEL_TURN=turn, SAFEDEL_THRESHOLD=threshold
     )
-    subprocess.run([sys.executable, "-c", EVENTS, *paths], env=env, check=True)
+    # From the work tree, as a command there would: it is the workspace.
+    subprocess.run([sys.executable, "-c", EVENTS, *paths], env=env, check=True, cwd=sandbox.work)
     return paths
 
 

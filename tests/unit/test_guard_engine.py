@@ -32,6 +32,9 @@ def env(tmp_path):
         "SAFEDEL_TURN": "t1",
         "SAFEDEL_PROMPT": "0",
         "SAFEDEL_CONFIG": str(tmp_path / "no-config.toml"),
+        # The work tree is the workspace, and its files predate every turn here.
+        "SAFEDEL_WORKSPACE_ROOTS": os.path.realpath(tmp_path / "work"),
+        "SAFEDEL_TURN_START": f"{time.time() + 86400}:t1",
     }
 
 
