@@ -191,7 +191,7 @@ class ServedRun:
         self.session.count("refused", len(built["refused"]))
         self.session.count("restored", sum(e.get("operation") == "restore" for e in events))
         if signal is not None and signal.get("type") in ASKING:
-            request_id = sessions.ask(self.session, signal["type"], env)
+            request_id = sessions.ask(self.session, signal["type"], env, signal.get("payload"))
             data = {"processId": self.id, "requestId": request_id, "kind": signal["type"]}
             data.update(payload=signal.get("payload"), turn=signal.get("turn"))
             self.conn.send(protocol.event(self.session.id, "GuardRequest", data))

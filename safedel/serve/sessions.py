@@ -7,9 +7,10 @@ ledger), so it survives the server; only `allow_session` lives here.
 """
 
 import itertools
+import os
 import threading
 
-from ..core import guard
+from ..core import guard, workspace_files
 from ..core import settings as core_settings
 from ..core.outside import KIND as OUTSIDE
 from .protocol import ProtocolError
@@ -46,11 +47,11 @@ class Session:
 _request_ids = itertools.count(1)
 
 
-def ask(session, kind, env):
+def ask(session, kind, env, payload=None):
     """Remember a guard question; its request id for the GuardRequest event."""
     request_id = f"g{next(_request_ids)}"
     with session.lock:
-        session.pending[request_id] = (kind, env)
+        session.pending[request_id] = (kind, env, payload)
     return request_id
 
 
@@ -64,13 +65,15 @@ def answer(session, choice, request_id=None):
         found = session.pending.pop(request_id, None)
     if found is None:
         raise ProtocolError("no guard question is waiting for an answer")
-    kind, env = found
+    kind, env, payload = found
     settings = core_settings.load(env)
     if choice == "deny":
         op = "reject" if kind != OUTSIDE else None
     else:
         op = guard.APPROVE_OUTSIDE if kind == OUTSIDE else "approve"
-        if choice == "allow_session":
+        if choice == "allow_session" and kind == OUTSIDE:
+            _add_folders(session, settings, (payload or {}).get("targets") or [])
+        elif choice == "allow_session":
             session.allow_all = True
     if op is not None:
         try:
@@ -78,6 +81,22 @@ def answer(session, choice, request_id=None):
         except guard.GuardError as exc:
             raise ProtocolError(str(exc)) from None
     return {"requestId": request_id, "turn": settings.turn, "applied": op}
+
+
+def _add_folders(session, settings, targets):
+    """allow_session on an outside-workspace question: the folders the refused targets
+    sit in join the session's workspace (in session scope, for `safedel workspace list`
+    too), so later turns of the session delete there without asking."""
+    folders = [os.path.dirname(t) for t in targets if os.path.isabs(t)]
+    with session.lock:
+        session.roots = [*session.roots, *(f for f in folders if f not in session.roots)]
+    stored = workspace_files.read_session(settings.state_dir, session.id)
+    try:
+        workspace_files.write_session(
+            settings.state_dir, session.id, [*stored, *(f for f in folders if f not in stored)]
+        )
+    except OSError:
+        pass  # the in-memory roots still hold for this server's runs
 
 
 def open_turn(session, env):
