@@ -70,6 +70,11 @@ EXPECTED = {
         "git clean -f through safedel (trashed)",
         "real git clean -f",
     ],
+    "a report of 1,000,000 events": [
+        "safedel restore --turn (one of the newest turns, 3 items)",
+        "safedel report (default range: the last 7 days)",
+        "safedel report --all (parses every event)",
+    ],
     "safedel run": [
         "safedel run -- true",
         "true",
