@@ -79,3 +79,29 @@ def test_guard_approve_outside_workspace_is_recorded_for_the_turn(sandbox):
     state = guard.status(str(sandbox.state), sandbox.session, sandbox.turn)
     assert state.outside and state.mode == "open"
     assert not guard.status(str(sandbox.state), sandbox.session, "other").outside
+
+
+def test_the_interactive_bootstrap_allows_outside_the_workspace(sandbox):
+    """A person typing `rm ~/Downloads/x` meant it: still trashed, never asked about."""
+    done = subprocess.run(
+        [sys.executable, "-m", "safedel", "bootstrap", "bash"],
+        env=sandbox.base_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "export SAFEDEL_OUTSIDE_WORKSPACE='allow'" in done.stdout
+    assert "SAFEDEL_TURN_START" not in done.stdout and "SAFEDEL_HOST" not in done.stdout
+    config = sandbox.home / ".config" / "safedel" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('outside_workspace = "confirm"\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "safedel", "bootstrap", "bash"],
+        env=sandbox.base_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "export SAFEDEL_OUTSIDE_WORKSPACE='confirm'" in done.stdout
