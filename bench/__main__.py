@@ -16,6 +16,7 @@ from safedel import materialize
 
 from . import (
     bigdir,
+    bigtrash,
     capture,
     git_calls,
     guard_load,
@@ -45,6 +46,7 @@ WORKLOADS = (
     ("capture", capture.run, lambda p: capture.row_list()),
     ("git", git_calls.run, lambda p: git_calls.row_list()),
     ("report", report_history.run, lambda p: report_history.row_list(p.report_events)),
+    ("trash", bigtrash.run, lambda p: bigtrash.row_list(p.trash_items)),
     ("net", net.run, lambda p: net.row_list()),
     ("serve", serve.run, lambda p: serve.row_list()),
     ("regenerable", regenerable_check.run, lambda p: regenerable_check.row_list()),

@@ -17,6 +17,7 @@ class Profile:
         self.guard_rounds = counts["guard_rounds"]
         self.run_rounds = counts["run_rounds"]
         self.report_events = counts.get("report_events", 1_000_000)
+        self.trash_items = counts.get("trash_items", 100_000)
 
 
 FULL = Profile(

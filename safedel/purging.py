@@ -77,7 +77,8 @@ def sizes(items):
     by_root = {}
     found = {}
     for item in items:
-        if getattr(item, "size", None) is not None:  # a recycle-bin entry says its size
+        # A recycle-bin entry, or a catalog-cache line, already says its size.
+        if getattr(item, "size", None) is not None:
             found[item.file_path] = item.size
             continue
         by_root.setdefault(item.root, []).append(item.name)

@@ -147,7 +147,8 @@ def list_(
             print_turns(groups)
     elif as_json:
         rows = [dict(item.as_json(), size=size_of.get(item.file_path)) for item in found]
-        typer.echo(json.dumps(rows, indent=2))
+        # One line: the C encoder (indent makes json use its slow pure-Python one).
+        typer.echo(json.dumps(rows))
     elif not found:
         filtered = prefix or since or turn or session
         typer.echo("Nothing in the trash matches." if filtered else "The trash is empty.")

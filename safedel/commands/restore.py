@@ -144,6 +144,8 @@ def restore_all(settings, items, conflict, outcome, quiet=False):
         task = bar.add_task("Restoring", total=len(items))
         for item in items:
             try:
+                if isinstance(item, catalog.Item) and os.path.lexists(item.info_path):
+                    item = catalog.refresh(item)  # the info file, not a cached line
                 target = restoring.restore(item, conflict, settings.trash_dir)
             except restoring.RestoreError as exc:
                 outcome.failed.append((item.original, exc.reason))
