@@ -71,6 +71,7 @@ def run(profile, root, shim_home):
     try:
         fill(sandbox.trash, sandbox.work, count)
         env = sandbox.base_env()
+        env["SAFEDEL_WORKSPACE"] = sandbox.work  # restore --last's item is trashed here
         errors = os.path.join(sandbox.root, "stderr")
         safedel = [PYTHON, "-m", "safedel"]
         cache = os.path.join(sandbox.trash, "safedel-catalog.v1")

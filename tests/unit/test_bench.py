@@ -70,10 +70,17 @@ EXPECTED = {
         "git clean -f through safedel (trashed)",
         "real git clean -f",
     ],
-    "a report of 1,000,000 events": [
+    "a report of 100,000 events": [
         "safedel restore --turn (one of the newest turns, 3 items)",
         "safedel report (default range: the last 7 days)",
         "safedel report --all (parses every event)",
+    ],
+    "a trash of 20,000 items": [
+        "safedel list --json (cache warm)",
+        "safedel list PREFIX --json (cache warm)",
+        "safedel restore --last",
+        "safedel list --json, cache removed first",
+        "trash-list",
     ],
     "safedel run": [
         "safedel run -- true",
