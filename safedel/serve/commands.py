@@ -8,10 +8,16 @@ import signal
 
 from ..core import guard
 from ..executor import limits
-from . import runs, sessions
+from . import runs, sessions, terminal
 from .protocol import ProtocolError, field
 
-CAPABILITIES = {"pty": False, "stdin": True, "guardRequests": True, "streams": ["stdout", "stderr"]}
+CAPABILITIES = {
+    "pty": True,
+    "stdin": True,
+    "guardRequests": True,
+    "streams": ["stdout", "stderr", "pty"],
+    "keys": sorted(terminal.KEYS),
+}
 SIGNALS = {"SIGTERM": signal.SIGTERM, "SIGKILL": signal.SIGKILL, "SIGINT": signal.SIGINT}
 _process_ids = itertools.count(1)
 
@@ -121,13 +127,21 @@ def _spec(server, data):
         "graceMs": limits.DEFAULT_GRACE_MS,
         "maxOutput": max_output,
         "unprotected": unprotected,
+        "usePty": field(data, "usePty", bool, required=False, default=False),
+        "cols": _size(data, "cols", terminal.DEFAULT_SIZE[0]),
+        "rows": _size(data, "rows", terminal.DEFAULT_SIZE[1]),
     }
+
+
+def _size(data, name, default):
+    value = field(data, name, int, required=default is None, default=default)
+    if not 1 <= value <= 10_000:
+        raise ProtocolError(f"data.{name} must be in 1..10000")
+    return value
 
 
 def run_executable(server, conn, request):
     session = _session(server, request)
-    if field(request["data"], "usePty", bool, required=False):
-        raise ProtocolError("usePty is not supported by this server (capabilities.pty)")
     spec = _spec(server, request["data"])
     run = runs.ServedRun(server, session, conn, f"p{next(_process_ids)}", spec)
     data = run.start()
@@ -163,6 +177,19 @@ def process_write(server, conn, request):
     return {"processId": run.id, "written": written}
 
 
+def process_send_key(server, conn, request):
+    run = _run(server, request["data"])
+    run.send_key(field(request["data"], "key", str))
+    return {"processId": run.id}
+
+
+def process_resize(server, conn, request):
+    data = request["data"]
+    run = _run(server, data)
+    run.resize(_size(data, "cols", None), _size(data, "rows", None))
+    return {"processId": run.id}
+
+
 def report_block_choice(server, conn, request):
     session = _session(server, request)
     data = request["data"]
@@ -188,6 +215,8 @@ TABLE = {
     "ProcessKill": process_kill,
     "ProcessIsAlive": process_is_alive,
     "ProcessWrite": process_write,
+    "ProcessSendKey": process_send_key,
+    "ProcessResize": process_resize,
     "ReportBlockChoice": report_block_choice,
     "GetStatistics": get_statistics,
 }

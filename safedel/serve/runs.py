@@ -19,7 +19,7 @@ from ..core import settings as core_settings
 from ..core.guard import CONFIRM
 from ..core.outside import KIND as OUTSIDE
 from ..executor import capture, captured, process, result, tree, view
-from . import protocol, sessions
+from . import protocol, sessions, terminal
 
 DRAIN_SECONDS = 1.0
 ASKING = (CONFIRM, OUTSIDE)  # the signal kinds the user can answer
@@ -72,21 +72,16 @@ class ServedRun:
             self.offset = runstate.report_size(self.env)
         state_dir = self.env.get("SAFEDEL_STATE_DIR") or self.server.state_dir
         self.outputs = capture.Outputs(state_dir, self.run_id)
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        in_r, self._stdin = os.pipe()
-        self._readers = {out_r: "stdout", err_r: "stderr"}
+        fds, actions, child_ends = self._channels()
         command = self.spec["argv"]
         if self.spec["cwd"]:
             command = ["/bin/sh", "-c", _CD, "sh", self.spec["cwd"], *command]
-        fds = {"stdout": out_w, "stderr": err_w}
         self.execution = process.Execution(
             command, self.env, fds, self.spec["timeoutMs"], self.spec["graceMs"]
         )
 
         def spawn(path, argv, env, file_actions=(), **kw):
-            actions = [(os.POSIX_SPAWN_DUP2, in_r, 0), *file_actions]
-            return os.posix_spawn(path, argv, env, file_actions=actions, **kw)
+            return os.posix_spawn(path, argv, env, file_actions=actions(file_actions), **kw)
 
         self.execution.spawn = spawn
         try:
@@ -99,11 +94,32 @@ class ServedRun:
             self.execution.tree = tree.Tree(self.execution.pid, exclusive=False)
             self.server.track(self.execution.pid)
         finally:
-            for fd in (out_w, err_w, in_r):
+            for fd in child_ends:
                 os.close(fd)
         os.set_blocking(self._stdin, False)
         self.session.count("runs")
         return {"processId": self.id, "runId": self.run_id, "pid": self.execution.pid}
+
+    def _channels(self):
+        """(fds for the executor, the child's file actions from the executor's, the
+        child's ends to close here): pipes, or a pty (stream "pty")."""
+        if self.spec["usePty"]:
+            master, slave_path = terminal.open_pty(self.spec["cols"], self.spec["rows"])
+            self._readers = {master: "pty"}
+            self._stdin = os.dup(master)
+            self.pty = master
+            fds = {"stdout": master, "stderr": master}  # replaced by the pty's actions
+            return fds, lambda _given: terminal.child_actions(slave_path), []
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        in_r, self._stdin = os.pipe()
+        self._readers = {out_r: "stdout", err_r: "stderr"}
+        self.pty = None
+
+        def actions(given):
+            return [(os.POSIX_SPAWN_DUP2, in_r, 0), *given]
+
+        return {"stdout": out_w, "stderr": err_w}, actions, [out_w, err_w, in_r]
 
     def _record(self):
         """What runstate.record does for `safedel run`, at the cost a resident server
@@ -136,12 +152,17 @@ class ServedRun:
             if not ready and self._drain_by is not None and time.monotonic() > self._drain_by:
                 break
             for fd in ready:
-                chunk = os.read(fd, 65536)
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""  # EIO: a pty whose every slave end is closed
                 if not chunk:
                     open_fds.remove(fd)
                     continue
                 stream = self._readers[fd]
-                os.write(self.outputs.fds[stream], chunk)
+                os.write(self.outputs.fds["stdout" if stream == "pty" else stream], chunk)
                 self.session.count("outputBytes", len(chunk))
                 self._emit_output(stream, decoders[fd].decode(chunk))
         for fd in self._readers:
@@ -206,6 +227,26 @@ class ServedRun:
         with self._lock:
             if not self.done.is_set() and self.execution is not None and self.failed is None:
                 self.execution.stop(signum)
+
+    def send_key(self, name):
+        """A named key: its bytes on a pty; without one, CTRL_C interrupts the tree
+        (SIGINT, as a terminal would send) and other keys go to stdin."""
+        if name not in terminal.KEYS:
+            raise protocol.ProtocolError(f"unknown key {name!r}")
+        if self.pty is None and name == "CTRL_C":
+            import signal
+
+            self.kill(signal.SIGINT)
+            return 0
+        return self.write(terminal.KEYS[name])
+
+    def resize(self, cols, rows):
+        with self._lock:
+            if self.pty is None:
+                raise protocol.ProtocolError("the process has no pty (usePty)")
+            if self.done.is_set():
+                raise protocol.ProtocolError("the process has exited")
+            terminal.resize(self._stdin, cols, rows)
 
     def write(self, data, eof=False):
         with self._lock:

@@ -107,6 +107,12 @@ EXPECTED = {
         "/bin/rm -rf of 1,000 files under dash, through the net",
         "rm -rf of 1,000 files, through the rm shim",
     ],
+    "safedel serve": [
+        "serve: RunExecutable true → ProcessExit",
+        "safedel run -- true",
+        "bare true",
+        "serve: Ping p99 (per round), 8 commands streaming",
+    ],
 }
 
 

@@ -1,0 +1,67 @@
+"""A served `bash -i` on a pseudo-terminal: input, Ctrl-C and a resize."""
+
+import pytest
+from conftest import require
+from servekit import Raw, Served
+
+
+@pytest.fixture
+def served(sandbox):
+    server = Served(sandbox)
+    yield server
+    assert server.stop() == 0
+
+
+def _screen(raw, process_id):
+    return "".join(e["data"]["data"] for e in raw.of(process_id) if e["command"] == "ProcessOutput")
+
+
+def _until(raw, process_id, text):
+    while text not in _screen(raw, process_id):
+        raw.read()
+
+
+def test_bash_on_a_pty(served, sandbox):
+    bash = require("bash")
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession")
+    data = {"argv": [bash, "--norc", "-i"], "usePty": True, "cols": 100, "rows": 30}
+    data["env"] = {"PS1": "$ "}
+    pid = raw.ok("r", "RunExecutable", data)["processId"]
+
+    def line(tag, text):
+        raw.ok(tag, "ProcessWrite", {"processId": pid, "data": text + "\n"})
+
+    line("w1", "stty size; tty")
+    _until(raw, pid, "30 100")
+    _until(raw, pid, "/dev/pts/")  # a terminal of its own
+    # Ctrl-C reaches the foreground job: the sleep ends and the shell reads on.
+    line("w2", "echo started-$((20+1)); sleep 300; echo not-interrupted")
+    _until(raw, pid, "started-21")  # computed: the line is past the line editor
+    raw.ok("k", "ProcessSendKey", {"processId": pid, "key": "CTRL_C"})
+    line("w3", "echo after-$((40+2))")
+    _until(raw, pid, "after-42")
+    assert "not-interrupted" not in _screen(raw, pid).replace("echo not-interrupted", "")
+    raw.ok("z", "ProcessResize", {"processId": pid, "cols": 120, "rows": 40})
+    line("w4", "stty size")
+    _until(raw, pid, "40 120")
+    assert (
+        "unknown key" in raw.call("k2", "ProcessSendKey", {"processId": pid, "key": "F99"})["error"]
+    )
+    line("w5", "exit 7")
+    result = raw.exit_of(pid)
+    assert result["exitCode"] == 7 and "after-42" in result["stdout"]
+    assert {e["data"]["stream"] for e in raw.of(pid) if e["command"] == "ProcessOutput"} == {"pty"}
+
+
+def test_resize_needs_a_pty_and_ctrl_c_interrupts_without_one(served):
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession")
+    pid = raw.ok("r", "RunExecutable", {"argv": ["sleep", "300"]})["processId"]
+    reply = raw.call("z", "ProcessResize", {"processId": pid, "cols": 80, "rows": 24})
+    assert "no pty" in reply["error"]
+    assert (
+        raw.call("z2", "ProcessResize", {"processId": pid})["error"] == "missing field: data.cols"
+    )
+    raw.ok("k", "ProcessSendKey", {"processId": pid, "key": "CTRL_C"})
+    assert raw.exit_of(pid)["interrupted"] is True
