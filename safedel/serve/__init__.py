@@ -4,6 +4,8 @@ socket or stdio (DESIGN.md, "Serve protocol").
 protocol  : the envelope, line framing (1 MiB cap) and error responses
 transport : the owner-only socket, the peer check, one connection's reader and writer
 sessions  : sessions, their settings, statistics and pending guard questions
+commands  : the command table: each request's checks and what it does
 runs      : one served command: environment, spawn, streamed output, result, guard
-server    : the command table and the lifecycle (signals, EOF, tree kill, socket removal)
+terminal  : runs on a pseudo-terminal: the pty, its size, named keys
+server    : connections and the lifecycle (signals, EOF, tree kill, socket removal)
 """
