@@ -198,3 +198,42 @@ def test_stdio_mode_and_eof(sandbox):
     from servekit import gone
 
     assert gone(pid)
+
+
+def test_only_the_owner_may_connect(sandbox):
+    import subprocess
+
+    from conftest import require
+
+    if os.getuid() != 0:
+        pytest.skip("needs root to connect as another user")
+    import shutil
+    import tempfile
+
+    # Outside the test's own tree, which only root may enter.
+    top = tempfile.mkdtemp(prefix="safedel-serve-peer-", dir="/tmp")
+    served = Served(sandbox, path=os.path.join(top, "serve", "serve.sock"))
+    try:
+        # Open the file modes wide: the SO_PEERCRED check alone must keep others out.
+        for path in (top, os.path.dirname(served.path)):
+            os.chmod(path, 0o755)
+        os.chmod(served.path, 0o666)
+        probe = (
+            "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]);"
+            's.sendall(b\'{"messageId":"1","command":"Ping"}\\n\');'
+            "\ntry: print(repr(s.recv(100)))\nexcept ConnectionResetError: print('reset')"
+        )
+        done = subprocess.run(
+            # The system's python: the test's own may live where nobody may read.
+            [require("/usr/bin/python3"), "-c", probe, served.path],
+            user=65534,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() in ("b''", "reset")  # closed without an answer
+        assert Raw(served.path).call("p", "Ping")["success"] is True
+    finally:
+        served.stop()
+        shutil.rmtree(top, ignore_errors=True)
