@@ -10,6 +10,7 @@ still unread after DRAIN_SECONDS is left in the file.
 import codecs
 import os
 import select
+import sys
 import threading
 import time
 
@@ -80,7 +81,11 @@ class ServedRun:
             command, self.env, fds, self.spec["timeoutMs"], self.spec["graceMs"]
         )
 
+        self.net = self._net()
+
         def spawn(path, argv, env, file_actions=(), **kw):
+            if self.net is not None:
+                return self.net.spawn(path, argv, env, file_actions=actions(file_actions), **kw)
             return os.posix_spawn(path, argv, env, file_actions=actions(file_actions), **kw)
 
         self.execution.spawn = spawn
@@ -99,6 +104,18 @@ class ServedRun:
         os.set_blocking(self._stdin, False)
         self.session.count("runs")
         return {"processId": self.id, "runId": self.run_id, "pid": self.execution.pid}
+
+    def _net(self):
+        """The seccomp net, as `safedel run` has it (config `net`, Linux), for runs on
+        pipes: the net's spawn takes descriptor moves only, and a pty is opened by
+        name in the child."""
+        if self.spec["unprotected"] or self.pty is not None:
+            return None
+        if not sys.platform.startswith("linux"):
+            return None
+        from ..net.session import prepare
+
+        return prepare(None, self.env)
 
     def _channels(self):
         """(fds for the executor, the child's file actions from the executor's, the
@@ -183,6 +200,8 @@ class ServedRun:
     def _end(self):
         if self.failed is None:
             outcome = self.execution.wait()
+            if self.net is not None:
+                self.net.close()
             self.server.untrack(self.execution.pid)
         else:
             outcome = captured._not_started(self.spec["argv"], self.failed, self.outputs)

@@ -108,3 +108,17 @@ def test_guard_approve_inside_a_served_command_refuses(served, sandbox):
     argv = [sys.executable, "-m", "safedel", "guard", "approve", "--session", "S", "--turn", "T"]
     result = raw.exit_of(raw.ok("r", "RunExecutable", {"argv": argv})["processId"])
     assert result["exitCode"] == 1 and "approval token" in result["stderr"]
+
+
+def test_the_net_catches_a_native_rm(served, sandbox):
+    """/bin/rm by its path passes the shims by; the net under a served run does not."""
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]})
+    (sandbox.work / "native" / "sub").mkdir(parents=True)
+    (sandbox.work / "native" / "sub" / "f").write_text("keep me")
+    data = {"argv": ["/bin/rm", "-rf", "native"], "cwd": str(sandbox.work), "turn": "T"}
+    result = raw.exit_of(raw.ok("r", "RunExecutable", data)["processId"])
+    assert result["exitCode"] == 0 and not (sandbox.work / "native").exists()
+    assert result["trashed"], result
+    restored = [n for n in sandbox.trashed_names() if n in ("native", "f", "sub")]
+    assert restored
