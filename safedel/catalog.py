@@ -10,6 +10,7 @@ import stat
 import time
 
 from . import recyclebin
+from .catalogcache import kind_of
 from .core import report, trashdirs, trashinfo, trashlist, trashtrust
 from .core.printable import printable  # noqa: F401 - the commands' import
 
@@ -37,7 +38,7 @@ class Item:
         # Plain concatenation: a listing builds 100,000 of these (root has no trailing /).
         self.info_path = root + b"/info/" + name + trashinfo.INFO_SUFFIX
         self.file_path = root + b"/files/" + name
-        self.kind = _kind(self.file_path) if kind is None else kind
+        self.kind = kind_of(self.file_path) if kind is None else kind
         self.order = order  # sorts items by when they were trashed
         self.size = size  # bytes, when the catalog cache knows it
 
@@ -51,16 +52,6 @@ class Item:
             "kind": self.kind,
             "invalid": self.invalid,
         }
-
-
-def _kind(file_path):
-    try:
-        mode = os.lstat(file_path).st_mode
-    except OSError:
-        return "missing"
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    return "dir" if stat.S_ISDIR(mode) else "file"
 
 
 def deletion_epoch(date):

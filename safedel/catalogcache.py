@@ -119,7 +119,7 @@ def entries(root, read_item, warn=None):
         if cached is not None and old_stamps.get(name) == stamp:
             row = list(cached)
             if not same_files:
-                row[5] = _kind(os.path.join(files_dir, name))
+                row[5] = kind_of(os.path.join(files_dir, name))
             found.append(row)
             continue
         item = read_item(os.path.join(info_dir, name + trashinfo.INFO_SUFFIX), warn)
@@ -145,7 +145,8 @@ def entries(root, read_item, warn=None):
     return found
 
 
-def _kind(file_path):
+def kind_of(file_path):
+    """file, dir, symlink, or missing: what the trash holds under that name."""
     try:
         mode = os.lstat(file_path).st_mode
     except OSError:

@@ -41,6 +41,17 @@ def warn(message):
     typer.echo(f"safedel: warning: {catalog.printable(message)}", err=True)
 
 
+def append_events(settings, events):
+    """Add events to the report; a report that cannot be written is a warning only
+    (what the command did is done)."""
+    from ..core import report as core_report
+
+    try:
+        core_report.append(settings.report, events)
+    except OSError as exc:
+        warn(f"cannot write the report {settings.report}: {exc.strerror or exc}")
+
+
 def select(prefix=None, since=None, session=None, turn=None, report_path=None):
     """The trash items that pass every filter given, oldest first."""
     found = catalog.items(warn=warn)

@@ -10,7 +10,7 @@ from .. import catalog, purging
 from ..core import report as core_report
 from ..core import settings as core_settings
 from ..trashhealth import human
-from .list import warn
+from .list import append_events, warn
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
 
@@ -115,17 +115,10 @@ def _purge_all(settings, items, size_of):
                 events.append(purging.purge_event(settings, item, size_of.get(item.file_path, 0)))
             bar.advance(task)
             if len(events) >= 500:
-                _append(settings, events)
+                append_events(settings, events)
                 events = []
-    _append(settings, events)
+    append_events(settings, events)
     return failed
-
-
-def _append(settings, events):
-    try:
-        core_report.append(settings.report, events)
-    except OSError as exc:
-        warn(f"cannot write the report {settings.report}: {exc.strerror or exc}")
 
 
 def _kept(events):
@@ -145,7 +138,7 @@ def _drop_snapshots(settings, snapshots):
         else:
             failed += 1
             warn(f"could not delete {snapshot.get('ref')} in {snapshot.get('repo')}")
-    _append(settings, events)
+    append_events(settings, events)
     return failed
 
 

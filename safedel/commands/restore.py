@@ -10,7 +10,7 @@ from .. import catalog, restoring
 from ..core import report as core_report
 from ..core import settings as core_settings
 from ..core.git import undo as git_undo
-from .list import warn
+from .list import append_events, warn
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
 
@@ -106,14 +106,7 @@ def reapply_snapshots(settings, snapshots, outcome, say):
             fields = {k: snapshot.get(k) for k in ("repo", "ref", "commit", "kind")}
             events.append(core_report.event("restore", settings, "cli", **fields))
         outcome.snapshots.append((ok, message))
-    _append(settings, events)
-
-
-def _append(settings, events):
-    try:
-        core_report.append(settings.report, events)
-    except OSError as exc:
-        warn(f"cannot write the report {settings.report}: {exc.strerror or exc}")
+    append_events(settings, events)
 
 
 def _fail(message):
@@ -155,7 +148,7 @@ def restore_all(settings, items, conflict, outcome, quiet=False):
                 outcome.restored.append((item, target))
                 say(f"restored {catalog.printable(target)}")
             bar.advance(task)
-    _append(settings, events)
+    append_events(settings, events)
     return say
 
 
