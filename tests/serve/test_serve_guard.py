@@ -4,6 +4,7 @@ import os
 
 import pytest
 from conftest import last_markers
+from resultschema import valid_result
 from servekit import Raw, Served
 
 
@@ -37,6 +38,7 @@ def test_rm_rf_is_trashed_and_reported(served, sandbox):
     )
     result = raw.exit_of(started["processId"])
     assert result["exitCode"] == 0 and not (sandbox.work / "dir").exists()
+    valid_result({k: v for k, v in result.items() if k != "processId"})
     [event] = result["safeDeleteEvents"]
     assert event["operation"] == "trash" and event["path"] == str(sandbox.work / "dir")
     assert event["turn"] == "T" and event["session"] == "S" and event["run"] == result["runId"]
