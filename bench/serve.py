@@ -1,9 +1,11 @@
 """`safedel serve`: a warm server's round trip for `true`, and Ping under load.
 
 The round trip is RunExecutable sent to ProcessExit read, on one raw socket, against
-`safedel run -- true` and bare `true` spawned in the same rounds. Ping is timed while 8
-served commands stream a line every 10 ms to another connection that reads them; each
-round gives the p99 of its pings, and the row's median is over rounds.
+`safedel run -- true` and bare `true` spawned in the same rounds, and against a second
+server whose config switches the net off (its fork and supervisor are most of the
+cost). Ping is timed while 8 served commands stream a line every 10 ms to another
+connection that reads them; each round gives the p99 of its pings, and the row's
+median is over rounds.
 """
 
 import json
@@ -19,6 +21,7 @@ from .harness import Sandbox, WorkloadError, interleave, timed_spawn, tool
 from .startup import safedel_command
 
 SERVED = "serve: RunExecutable true → ProcessExit"
+SERVED_NO_NET = "serve: the same, net = false in the config"
 RUN = "safedel run -- true"
 TRUE = "bare true"
 PING = "serve: Ping p99 (per round), 8 commands streaming"
@@ -31,6 +34,7 @@ def row_list():
     workload = "safedel serve"
     return [
         rows.Row(workload, SERVED, "per run", rows.absolute(0.005, " median")),
+        rows.Row(workload, SERVED_NO_NET, "per run", anchor_of=SERVED),
         rows.Row(workload, RUN, "per run", anchor_of=SERVED),
         rows.Row(workload, TRUE, "per run", anchor_of=SERVED),
         rows.Row(workload, PING, "per round", rows.absolute(0.002)),
@@ -110,20 +114,26 @@ def _drain(conn):
 
 def run(profile, root, shim_home):
     sandbox = Sandbox(root, "serve", shim_home)
-    server = None
+    servers = []
     try:
         true = tool("true")
         if not true:
-            return rows.fill(row_list(), {}, dict.fromkeys((SERVED, RUN, TRUE), "no true"))
+            missing = (SERVED, SERVED_NO_NET, RUN, TRUE)
+            return rows.fill(row_list(), {}, dict.fromkeys(missing, "true is not installed"))
         env = sandbox.base_env()
         path = os.path.join(sandbox.root, "serve", "serve.sock")
-        argv = [*safedel_command(), "serve", "--socket", path]
-        server = subprocess.Popen(argv, env=env, cwd=sandbox.work, stderr=subprocess.DEVNULL)
-        conn = _wait_for(path, server)
-        conn.call("OpenSession", {"workspaceRoots": [sandbox.work]})
+        server, conn = _start(path, env, sandbox.work)
+        servers.append(server)
+        config = os.path.join(sandbox.root, "no-net.toml")
+        with open(config, "w", encoding="utf-8") as handle:
+            handle.write("net = false\n")
+        plain_path = os.path.join(sandbox.root, "serve-no-net", "serve.sock")
+        plain, plain_conn = _start(plain_path, dict(env, SAFEDEL_CONFIG=config), sandbox.work)
+        servers.append(plain)
         errors = os.path.join(sandbox.root, "stderr")
         timers = {
             SERVED: lambda: _round_trip(conn, true, sandbox.work),
+            SERVED_NO_NET: lambda: _round_trip(plain_conn, true, sandbox.work),
             RUN: lambda: timed_spawn([*safedel_command(), "run", "--", true], env, errors),
             TRUE: lambda: timed_spawn([true], env, errors),
         }
@@ -132,10 +142,24 @@ def run(profile, root, shim_home):
         results[PING] = pings
         return rows.fill(row_list(), results, {})
     finally:
-        if server is not None:
+        for server in servers:
             server.terminate()
             server.wait(60)
         sandbox.close()
+
+
+def _start(path, env, cwd):
+    """A warm server on path, and a connection with its session open."""
+    argv = [*safedel_command(), "serve", "--socket", path]
+    server = subprocess.Popen(argv, env=env, cwd=cwd, stderr=subprocess.DEVNULL)
+    try:
+        conn = _wait_for(path, server)
+        conn.call("OpenSession", {"workspaceRoots": [cwd]})
+    except BaseException:
+        server.kill()
+        server.wait()
+        raise
+    return server, conn
 
 
 def _wait_for(path, server):

@@ -109,6 +109,7 @@ EXPECTED = {
     ],
     "safedel serve": [
         "serve: RunExecutable true → ProcessExit",
+        "serve: the same, net = false in the config",
         "safedel run -- true",
         "bare true",
         "serve: Ping p99 (per round), 8 commands streaming",
