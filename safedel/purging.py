@@ -6,6 +6,7 @@ payload that nothing lists. The payload is removed by descriptor, never followin
 link, as every real delete in safedel is.
 """
 
+import errno
 import os
 import re
 import time
@@ -53,7 +54,7 @@ def select(selection, report_path, warn=None, now=None):
         cutoff = (time.time() if now is None else now) - selection.older_than
         found = [item for item in found if item.order[0] < cutoff]
     if selection.turn or selection.session or selection.regenerable:
-        wanted = set()
+        wanted = {}
         fields = {"turn": selection.turn, "session": selection.session}
         fields = {k: v for k, v in fields.items() if v}
         if selection.regenerable:
@@ -67,8 +68,13 @@ def select(selection, report_path, warn=None, now=None):
                 continue
             if selection.regenerable and event.get("counted", True) is not False:
                 continue
-            wanted.add(os.fsencode(event["trashPath"]))
-        found = [item for item in found if item.file_path in wanted]
+            wanted[os.fsencode(event["trashPath"])] = event
+        # The name in the trash alone is not enough: a later item may have taken it.
+        found = [
+            item
+            for item in found
+            if item.file_path in wanted and catalog.same_item(item, wanted[item.file_path])
+        ]
     return found
 
 
@@ -100,9 +106,27 @@ def oldest_over(items, size_of, max_bytes):
     return chosen
 
 
+def mount_inside(path):
+    """A mount point at or below path, or None: purge never deletes into another
+    file system (a bind mount carried into the trash leads to someone's live data)."""
+    from .core.trashlist import mount_points
+
+    path = os.fsencode(path)
+    real = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+    prefix = real.rstrip(b"/") + b"/"
+    for point in mount_points():
+        if point == real or point.startswith(prefix):
+            return point
+    return None
+
+
 def purge_item(item):
     """Delete one item for good: payload, then its info file. Raises OSError."""
     if os.path.lexists(item.file_path):
+        point = mount_inside(item.file_path)
+        if point is not None:
+            shown = os.fsdecode(point)
+            raise OSError(errno.EBUSY, f"a file system is mounted inside it, at {shown}")
         realdelete.remove(resolve.resolve(item.file_path))
     try:
         os.unlink(item.info_path)

@@ -276,3 +276,52 @@ def test_retention_runs_detached_after_the_command(sandbox):
     subprocess.run(argv, cwd=sandbox.work, env=sandbox.base_env(), capture_output=True)
     time.sleep(1)
     assert listed(sandbox) == ["fresh", "stale2"]
+
+
+def test_a_name_reused_in_the_trash_is_not_taken_for_the_earlier_turns(sandbox):
+    """T1's item is restored, then T2 trashes a new file under the same name: purging
+    or restoring T1 must not touch T2's item."""
+    (sandbox.work / "a").write_text("old")
+    fill_named(sandbox, "a", "T1")
+    assert safedel(sandbox, "restore", "--turn", "T1", "--session", "purge-s").returncode == 0
+    time.sleep(2.5)  # DeletionDate= has one-second steps
+    (sandbox.work / "a").write_text("NEW")
+    fill_named(sandbox, "a", "T2")
+    assert (sandbox.trash / "files" / "a").read_text() == "NEW"
+    done = safedel(sandbox, "purge", "--turn", "T1", "--session", "purge-s", "--yes")
+    assert done.returncode == 0 and b"Nothing in the trash matches" in done.stdout
+    again = safedel(sandbox, "restore", "--turn", "T1", "--session", "purge-s", "--rename")
+    assert again.returncode == 1
+    assert (sandbox.trash / "files" / "a").read_text() == "NEW"
+
+
+def fill_named(sandbox, name, turn):
+    argv = [sys.executable, "-m", "safedel", "run", "--session", "purge-s", "--turn", turn]
+    done = subprocess.run(
+        [*argv, "--", "rm", name], cwd=sandbox.work, env=sandbox.base_env(), capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_purge_never_deletes_into_a_mount_inside_an_item(sandbox, tmp_path):
+    if os.getuid() != 0:
+        pytest.skip("bind mounts need root (CI runs as root)")
+    outside = tmp_path / "live"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "s1").write_text("live data")
+    (outside / "deep" / "d1").write_text("live data")
+    fill(sandbox, "plain", "t-mnt")
+    box = sandbox.trash / "files" / "plain"
+    box.unlink()
+    (box / "mnt").mkdir(parents=True)  # an item in the trash that has a mount inside
+    mounted = subprocess.run(["mount", "--bind", str(outside), str(box / "mnt")])
+    if mounted.returncode != 0:
+        pytest.fail("cannot bind-mount here") if os.environ.get("CI") else pytest.skip("no mount")
+    try:
+        done = safedel(sandbox, "purge", "--turn", "t-mnt", "--session", "purge-s", "--yes")
+        assert done.returncode == 1 and b"mounted inside it" in done.stderr
+        assert (outside / "s1").read_text() == "live data"
+        assert (outside / "deep" / "d1").read_text() == "live data"
+        assert (sandbox.trash / "info" / "plain.trashinfo").exists()
+    finally:
+        subprocess.run(["umount", "-l", str(box / "mnt")])
