@@ -73,7 +73,8 @@ def _end_session(server, request, forget_guard):
     with server.lock:
         mine = [r for r in server.runs.values() if r.session is session]
         server.sessions.pop(session.id, None)
-    for run in mine:
+    running = [run for run in mine if run.alive()]
+    for run in running:
         run.kill(signal.SIGTERM)
     removed = 0
     if forget_guard:
@@ -81,7 +82,7 @@ def _end_session(server, request, forget_guard):
             removed = guard.reset(server.state_dir, session.id)
         except guard.GuardError as exc:
             raise ProtocolError(str(exc)) from None
-    return {"killed": sum(r.alive() for r in mine), "ledgersRemoved": removed}
+    return {"killed": len(running), "ledgersRemoved": removed}
 
 
 def close_session(server, conn, request):

@@ -86,8 +86,10 @@ def test_deny_rejects_the_turn(served, sandbox):
     assert "GuardRequest" not in [e["command"] for e in events]
     assert "SAFE_DELETE_BULK_REJECTED" in last_markers(result["stderr"])
     assert raw.ok("s", "GetStatistics")["refused"] == 3
-    # Another turn starts afresh.
-    result, _ = _rm(raw, "r4", sandbox, "T3", ["b1"])
+    # DeleteSession forgets the session's guard state: the rejected turn starts afresh.
+    assert raw.ok("d", "DeleteSession")["ledgersRemoved"] >= 1
+    raw.ok("o2", "OpenSession", {"workspaceRoots": [str(sandbox.work)], "threshold": 3})
+    result, _ = _rm(raw, "r4", sandbox, "T2", ["b1"])
     assert result["exitCode"] == 0 and not (sandbox.work / "b1").exists()
 
 

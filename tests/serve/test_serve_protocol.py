@@ -119,7 +119,9 @@ def test_runs_stream_write_kill_and_statistics(served, sandbox):
     assert raw.ok("c1", "CloseSession")["killed"] == 0
     assert "OpenSession" in raw.call("s2", "GetStatistics")["error"]
     raw.ok("o2", "OpenSession")
-    assert raw.ok("d1", "DeleteSession")["ledgersRemoved"] >= 0
+    long = raw.ok("r6", "RunExecutable", {"argv": ["sleep", "300"]})["processId"]
+    assert raw.ok("d1", "DeleteSession")["killed"] == 1
+    assert raw.exit_of(long)["interrupted"] is True
     assert "OpenSession" in raw.call("d2", "DeleteSession")["error"]
 
 
