@@ -54,8 +54,8 @@ def _turn_source(environ):
             with open(turn_file, encoding="utf-8") as handle:
                 if handle.read().strip():
                     return f"SAFEDEL_TURN_FILE {turn_file}"
-        except OSError:
-            pass
+        except (OSError, UnicodeDecodeError):
+            pass  # settings.current_turn skipped it too
     if environ.get("SAFEDEL_TURN"):
         return "SAFEDEL_TURN"
     return "the default: neither SAFEDEL_TURN nor SAFEDEL_TURN_FILE is set"

@@ -105,6 +105,10 @@ def read_config(path):
             lines = handle.read().splitlines()
     except OSError:
         return values
+    except UnicodeDecodeError:
+        # A config safedel cannot read must not stop every command (or shell start-up).
+        warn_once(f"{path} is not UTF-8 text; ignoring it")
+        return values
     for line in lines:
         line = line.split("#", 1)[0].strip()
         if "=" not in line or line.startswith("["):
@@ -195,6 +199,6 @@ def current_turn(environ):
                 turn = handle.read().strip()
             if turn:
                 return turn
-        except OSError:
-            pass
+        except (OSError, UnicodeDecodeError):
+            pass  # as if there were no file: the shims read this too, and stay quiet
     return environ.get("SAFEDEL_TURN") or "default"
