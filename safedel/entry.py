@@ -1,5 +1,6 @@
 """The `safedel` console script. `run`, `rm` and `bootstrap` take fast paths without typer."""
 
+import errno
 import os
 import sys
 
@@ -9,6 +10,36 @@ caller_active = os.environ.get("SAFEDEL_ACTIVE") == "1"
 
 
 def main(argv=None):
+    try:
+        _dispatch(argv)
+    except OSError as exc:
+        # What the system refused (a report path that is a directory, a state dir we
+        # cannot write): one line saying so, never a traceback. Bugs still show theirs.
+        sys.exit(_os_failure(exc))
+
+
+def _os_failure(exc):
+    if exc.errno == errno.EPIPE:
+        # The reader went away (`safedel list | head`): nothing left to tell anyone.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
+    from .core.printable import printable
+
+    where = exc.filename if isinstance(exc.filename, (str, bytes)) else None
+    reason = exc.strerror or str(exc)
+    try:
+        sys.stderr.write(
+            f"safedel: {printable(where)}: {reason}\n" if where else f"safedel: {reason}\n"
+        )
+    except (OSError, ValueError):
+        pass
+    return 1
+
+
+def _dispatch(argv):
     # First of all: safedel never shims itself. In a shell with the bootstrap loaded,
     # this interpreter got the Python shim too, and restore's info files, a guard
     # reset's ledger or an exempt real delete would otherwise be "deleted" into the

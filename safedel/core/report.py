@@ -151,7 +151,12 @@ def _read_file(path, offset, warn, skip_first_partial=False):
         fd = open_private(path, os.O_RDONLY, create_parent=False)
     except FileNotFoundError:
         return
-    with os.fdopen(fd, "rb") as handle:
+    try:
+        handle = os.fdopen(fd, "rb")
+    except OSError as exc:  # a directory opens, and fails here: name the path, not the fd
+        os.close(fd)
+        raise OSError(exc.errno, exc.strerror, path) from None
+    with handle:
         handle.seek(offset)
         if skip_first_partial:
             handle.readline()  # entered mid-line by a bisection
