@@ -1,0 +1,107 @@
+"""A scratch world for one robustness case, and the checks every case must pass.
+
+Each case gets its own directory holding a HOME, a work tree (the cwd), files and
+directories that paths in argv and in the environment may name, and a bystander tree
+that nothing may touch. The real user's safedel dirs are watched too.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+TRACEBACK = b"Traceback (most recent call last)"
+SCRATCH = "@S@"  # stands for the case's scratch dir in generated values
+
+
+def make_scratch(base):
+    root = tempfile.mkdtemp(prefix="case-", dir=base)
+    for sub in ("home", "work/dir1", "tmp", "adir", "state", "bystander/inner"):
+        os.makedirs(os.path.join(root, sub), exist_ok=True)
+    files = {
+        "afile": b"plain\n",
+        "work/file1": b"one\n",
+        "work/dir1/f": b"two\n",
+        "work/scratchfile": b"three\n",
+        "junk.jsonl": b'{"not": "an event"\n\xff\xfe\n[1,2]\n',
+        "bad.toml": b"[safedel\nthreshold = = 3\n",
+        "bystander/keep": b"keep\n",
+        "bystander/inner/keep2": b"keep\n",
+    }
+    for name, data in files.items():
+        with open(os.path.join(root, name), "wb") as handle:
+            handle.write(data)
+    return root
+
+
+def expand(value, root):
+    return value.replace(SCRATCH, root) if isinstance(value, str) else value
+
+
+def snapshot(paths):
+    """Every file and directory under paths, with what identifies its content."""
+    seen = {}
+    for top in paths:
+        if not os.path.lexists(top):
+            seen[top] = None
+            continue
+        for dirpath, dirnames, filenames in os.walk(top):
+            for name in [dirpath, *(os.path.join(dirpath, n) for n in filenames + dirnames)]:
+                try:
+                    st = os.lstat(name)
+                except FileNotFoundError:
+                    continue
+                seen[name] = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+    return seen
+
+
+def watched(root):
+    """The bystander tree, and the real user's own trash and safedel dirs."""
+    home = os.path.expanduser("~")
+    real = [
+        os.path.join(home, ".local", "share", "Trash"),
+        os.path.join(home, ".local", "state", "safedel"),
+        os.path.join(home, ".config", "safedel"),
+        os.path.join(home, ".cache", "safedel"),
+    ]
+    return [os.path.join(root, "bystander"), *real]
+
+
+def base_env(root):
+    """An environment with nothing of the caller's safedel and HOME/XDG in scratch."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("SAFEDEL_", "XDG_"))
+        and key not in ("BASH_ENV", "ENV", "ZDOTDIR", "NODE_OPTIONS", "PYTHONPATH")
+    }
+    env.update(
+        HOME=os.path.join(root, "home"),
+        TMPDIR=os.path.join(root, "tmp"),
+        SAFEDEL_PROMPT="0",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    return env
+
+
+def run_safedel(argv, env, cwd, timeout=60, preexec=None, prefix=()):
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "safedel", *argv],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=timeout,
+        preexec_fn=preexec,
+    )
+
+
+def check_outcome(done, argv):
+    """No traceback; 0, or 1/2 with a `safedel: ` line (what `run` wraps may differ)."""
+    shown = f"argv={argv!r}\nrc={done.returncode}\nstderr={done.stderr[-3000:]!r}"
+    assert TRACEBACK not in done.stderr, shown
+    assert TRACEBACK not in done.stdout, shown
+    assert done.returncode >= 0, "killed by a signal: " + shown
+    if argv[:1] == ["run"] and done.returncode not in (1, 2):
+        return  # the wrapped command's own status, passed through
+    assert done.returncode in (0, 1, 2), shown
