@@ -1,11 +1,13 @@
-"""Whether git already holds a file's exact content, so git may delete it itself.
+"""Whether HEAD already holds a file's exact content, so git may delete it itself.
 
 `git checkout`, `switch`, `rebase`, `stash` and `pull` unlink tracked files by the
-hundred. When git itself deletes a file whose content is a blob in its own object
-store, nothing is lost: git can always bring it back. Trashing each one would flood
-the trash and trip the guard halfway through a branch switch. An untracked or
-modified file (what `git clean` or a forced checkout destroys) is not in the store,
-so it is still trashed.
+hundred. When git itself deletes a file whose content is the blob HEAD has at that
+very path, nothing is lost: `git checkout HEAD -- path` (or the reflog, once HEAD has
+moved) brings it back. Trashing each one would flood the trash and trip the guard
+halfway through a branch switch. An untracked or modified file (what `git clean` or a
+forced checkout destroys) is not in HEAD, so it is still trashed; so is a new file
+that was only staged: its blob is in the object store, but nothing refers to it and
+the next `git gc` drops it.
 """
 
 import os
@@ -18,8 +20,11 @@ class Blobs:
     def __init__(self):
         self._checkers = {}  # work tree top -> a `git cat-file --batch-check` process
 
-    def stored(self, top, parent_fd, name, st):
-        """True when git at top holds this file's (or symlink's) content as a blob."""
+    def in_head(self, top, relative, parent_fd, name, st):
+        """True when HEAD of the work tree at top has this file's (or symlink's) exact
+        content at relative (a '/'-separated path from top)."""
+        if "\n" in relative or "\r" in relative:
+            return False
         if stat.S_ISLNK(st.st_mode):
             data = os.readlink(name, dir_fd=parent_fd)
         elif stat.S_ISREG(st.st_mode) and st.st_size <= LARGEST:
@@ -33,18 +38,19 @@ class Blobs:
             return False
         import hashlib  # only once git deletes in a work tree: it costs `safedel run`
 
-        header = b"blob %d\0" % len(data)
-        names = [hashlib.sha1(header + data).hexdigest()]
-        names.append(hashlib.sha256(header + data).hexdigest())  # sha256 repositories
         try:
-            for name_hex in names:
-                checker.stdin.write(name_hex.encode("ascii") + b"\n")
-                checker.stdin.flush()
-                if not checker.stdout.readline().rstrip().endswith(b"missing"):
-                    return True
+            checker.stdin.write(b"HEAD:" + os.fsencode(relative) + b"\n")
+            checker.stdin.flush()
+            answer = checker.stdout.readline().split()
         except OSError:
             self._checkers.pop(top, None)
-        return False
+            return False
+        if len(answer) != 3 or answer[1] != b"blob":
+            return False  # missing, a directory, a submodule
+        header = b"blob %d\0" % len(data)
+        # sha256 repositories name objects with 64 hex digits.
+        digest = hashlib.sha1 if len(answer[0]) == 40 else hashlib.sha256
+        return digest(header + data).hexdigest().encode("ascii") == answer[0]
 
     def _checker(self, top):
         checker = self._checkers.get(top)

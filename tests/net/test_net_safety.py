@@ -181,19 +181,23 @@ def test_a_branch_switch_leaves_git_its_own_files_but_git_clean_trashes(sandbox)
     assert sandbox.trashed_names() == ["notes.txt"]
 
 
-def test_trash_cli_works_on_its_own_trash_under_the_net(sandbox):
-    """trash-put renames; trash-empty deletes inside the trash, which the net leaves to
-    the kernel: the trash is emptied, not moved into itself. (PYTHONPATH is dropped so
-    that only the net, not the Python shim, sees trash-empty's deletions.)"""
+def test_emptying_the_trash_under_the_net_is_judged(sandbox):
+    """trash-put renames; trash-empty deletes for real what the trash holds, which the
+    net judges like any deletion: outside the workspace it is refused, and the item
+    keeps its info file, so trash-list still shows it. (PYTHONPATH is dropped so that
+    only the net, not the Python shim, sees trash-empty's deletions.)"""
     require_net()
     put, empty = require("trash-put"), require("trash-empty")
+    listing = require("trash-list")
     (sandbox.work / "old.txt").write_text("old")
     assert sandbox.run(put, "old.txt").returncode == 0
     assert sandbox.trashed_names() == ["old.txt"]
     done = sandbox.run("env", "-u", "PYTHONPATH", empty)
-    assert done.returncode == 0, done.stderr
-    assert sandbox.trashed_names() == []
-    assert [e for e in sandbox.report() if e["operation"] == "trash"] == []
+    assert b"SAFE_DELETE_OUTSIDE_WORKSPACE" in done.stderr, done.stderr
+    assert sandbox.trashed_names() == ["old.txt"]
+    assert (sandbox.trash / "files" / "old.txt").read_text() == "old"
+    listed = subprocess.run([listing], env=sandbox.base_env(), capture_output=True)
+    assert str(sandbox.work / "old.txt").encode() in listed.stdout, listed
 
 
 def test_the_net_judges_with_the_runs_own_workspace(sandbox):

@@ -1,0 +1,91 @@
+"""Whether a directory is inside an ignored build tree, which the net leaves to the kernel.
+
+Compilers, linkers and package managers replace their outputs in build/, dist/,
+target/ or node_modules/ all the time; trashing each would flood the trash. Only such
+trees are left: a directory git ignores is one when its name says it holds build
+output (BUILD_NAMES) and it sits inside the workspace. Everything else git ignores
+(data/, models/, a home directory's dotfiles repository ignoring `*`) is judged like
+any other path: an ignore rule says "do not commit", not "nothing to lose".
+
+Never left to the kernel:
+- when a workspace root or the directory the command started in is itself ignored
+  (a home directory kept in git with `*` in its .gitignore ignores every project);
+- when the rule that matches is a catch-all (`*`, `/*`, `**`...);
+- for a directory that is a workspace root or an ancestor of one.
+"""
+
+import fnmatch
+import os
+
+BUILD_NAMES = (
+    "build", "dist", "target", "node_modules", "out", "_build", "__pycache__",
+    ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".nox", ".gradle",
+    ".next", ".nuxt", ".parcel-cache", ".turbo", "coverage", "htmlcov", ".eggs",
+    "*.egg-info", "cmake-build-*", "CMakeFiles", "obj",
+)  # fmt: skip
+_CATCH_ALL = {"*", "/*", "**", "/**", "*/", "/*/", "**/", "**/*", "/**/*", "*/**"}
+
+
+def in_build_tree(top, parent, anchors):
+    """True when parent (strictly inside work tree top) lies in an ignored build tree.
+    anchors: real paths of the workspace roots and the start directory."""
+    relative = os.path.relpath(parent, top).split(os.sep)
+    candidates = ["/".join(relative[: i + 1]) for i in range(len(relative))]
+    inside = [a for a in anchors if a != top and a.startswith(top + os.sep)]
+    anchored = [os.path.relpath(a, top).replace(os.sep, "/") for a in inside]
+    ignored = _check_ignore(top, candidates + anchored)
+    if ignored is None or any(a in ignored for a in anchored):
+        return False
+    if any(_catch_all(ignored[c]) for c in candidates if c in ignored):
+        return False
+    for candidate in candidates:
+        if candidate not in ignored:
+            continue
+        full = os.path.join(top, candidate)
+        if any(a == full or a.startswith(full + os.sep) for a in anchors):
+            continue  # a workspace root, or above one: never a build tree
+        if _build_name(os.path.basename(candidate)):
+            return True
+    return False
+
+
+def _build_name(name):
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in BUILD_NAMES)
+
+
+def _catch_all(pattern):
+    return pattern in _CATCH_ALL
+
+
+def _check_ignore(top, relatives):
+    """{relative path: the pattern that ignores it}, or None when git gives no verdict."""
+    import subprocess  # only once a git work tree is met
+
+    if any("\0" in r for r in relatives):
+        return None
+    query = "".join(f"{r}/\0" for r in relatives)
+    try:
+        done = subprocess.run(
+            ["git", "-C", top, "check-ignore", "-v", "-z", "--stdin"],
+            input=os.fsencode(query),
+            capture_output=True,
+            timeout=30,
+            env=_git_env(),
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode not in (0, 1):
+        return None
+    fields = os.fsdecode(done.stdout).split("\0")
+    found = {}
+    for index in range(0, len(fields) - 3, 4):
+        _source, _line, pattern, path = fields[index : index + 4]
+        if pattern and not pattern.startswith("!"):
+            found[path.rstrip("/")] = pattern
+    return found
+
+
+def _git_env():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    return env
