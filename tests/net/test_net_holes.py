@@ -143,3 +143,27 @@ def test_the_trash_contents_and_the_report_are_judged(sandbox):
     assert b"c.txt" in state_report.read_bytes(), done.stderr
     assert segment.read_text() == "{}\n"
     assert done.stderr.count(b"SAFE_DELETE_OUTSIDE_WORKSPACE") == 2, done.stderr
+
+
+def test_git_in_a_linked_worktree_keeps_its_own_files_out_of_the_trash(sandbox):
+    """A worktree's `.git` is a file naming its git dir, which names a common dir: both
+    are the caller's own, and HEAD there is the worktree's."""
+    require_net()
+    work = sandbox.work
+    _git(sandbox, "init", "-q", "-b", "main")
+    (work / "a").write_text("a\n")
+    _commit_all(sandbox)
+    _git(sandbox, "checkout", "-q", "-b", "wide")
+    (work / "many").mkdir()
+    for index in range(20):
+        (work / "many" / f"f{index}").write_text(f"{index}\n")
+    _commit_all(sandbox)
+    _git(sandbox, "checkout", "-q", "main")
+    linked = sandbox.root / "linked"
+    _git(sandbox, "worktree", "add", "-q", str(linked), "wide")
+    env = sandbox.base_env(**GIT_ENV)
+    script = "/usr/bin/git checkout -q -b other main && /usr/bin/git gc -q --prune=now"
+    done = sandbox.run("sh", "-c", script, cwd=linked, env=env)
+    assert done.returncode == 0, done.stderr
+    assert not (linked / "many").exists()
+    assert sandbox.trashed_names() == []
