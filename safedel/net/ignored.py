@@ -3,7 +3,7 @@
 Compilers, linkers and package managers replace their outputs in build/, dist/,
 target/ or node_modules/ all the time; trashing each would flood the trash. Only such
 trees are left: a directory git ignores is one when its name says it holds build
-output (BUILD_NAMES) and it sits inside the workspace. Everything else git ignores
+output (BUILD_NAMES). Everything else git ignores
 (data/, models/, a home directory's dotfiles repository ignoring `*`) is judged like
 any other path: an ignore rule says "do not commit", not "nothing to lose".
 
