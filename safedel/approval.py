@@ -4,8 +4,9 @@ The bulk guard exists so that a person agrees to a bulk deletion. A model that r
 "run `safedel guard approve`" in an error and does it is not an attacker, it is the
 ordinary case, so:
 
-- inside a command that `safedel run` started (SAFEDEL_RUN_ID is set), `safedel guard
-  approve|reject|reset` refuse;
+- inside a command that `safedel run` started (SAFEDEL_RUN_ID is set, or a `safedel run`
+  process is among its ancestors: core/runrecord.py), `safedel guard approve|reject|reset`
+  refuse;
 - a harness can bind its session's approvals to a secret: `safedel run
   --approval-token-file F` creates F (0600, a random token) unless it exists, and
   records the token's SHA-256 for the session under <state>/approvals/. From then on
@@ -78,7 +79,7 @@ def refusal(state_dir, session, token_file, environ=None):
     environ = os.environ if environ is None else environ
     wanted = required(state_dir, session)
     if wanted is None:
-        return INSIDE_A_RUN if environ.get("SAFEDEL_RUN_ID") else None
+        return INSIDE_A_RUN if inside_a_run(state_dir, environ) else None
     if not token_file:
         return "this session's approvals need the harness's approval token (--token-file)"
     try:
@@ -86,3 +87,9 @@ def refusal(state_dir, session, token_file, environ=None):
     except OSError as exc:
         return f"cannot read the approval token {token_file}: {exc.strerror or exc}"
     return None if hmac.compare_digest(given, wanted) else "the approval token does not match"
+
+
+def inside_a_run(state_dir, environ):
+    from .core import runrecord
+
+    return bool(environ.get("SAFEDEL_RUN_ID")) or runrecord.enclosing(state_dir) is not None

@@ -18,17 +18,15 @@ def record(options, env, run_id):
     state_dir = env["SAFEDEL_STATE_DIR"]
     capture.prune(state_dir)
     fixed = core_settings.load(env)
-    runrecord.write(
-        state_dir,
-        run_id,
-        {
-            "session": fixed.session,
-            "turn": fixed.turn,
-            "toolCall": fixed.tool_call,
-            "threshold": fixed.threshold,
-            "pid": os.getpid(),
-        },
-    )
+    values = {
+        "session": fixed.session,
+        "turn": fixed.turn,
+        "toolCall": fixed.tool_call,
+        "threshold": fixed.threshold,
+        "pid": os.getpid(),
+    }
+    runrecord.write(state_dir, run_id, values)
+    runrecord.point(state_dir, run_id, values)  # for a command that drops SAFEDEL_RUN_ID
     if options.get("approval_token_file"):
         from . import approval
 
@@ -43,6 +41,9 @@ def report_size(env):
 
 def finish(options, env, run_id, offset, outcome, views, outputs):
     """Collect what the run caused, then write the result, the views and the summary."""
+    from .core import runrecord
+
+    runrecord.unpoint(env["SAFEDEL_STATE_DIR"])
     events = [e for e in report.read_after(env["SAFEDEL_REPORT"], offset) if e.get("run") == run_id]
     # Only what this run's own processes left: a straggler of an earlier run with the
     # same tool call leaves its signal under its own run, for `safedel guard signal`.

@@ -9,6 +9,7 @@ state; a command that edits it on purpose is beyond what safedel defends against
 """
 
 import os
+import sys
 
 from . import jsonl
 from .private import open_dir, open_under
@@ -50,3 +51,144 @@ def read(state_dir, run_id):
         return None
     _found[key] = record
     return record
+
+
+# A command under `safedel run` can unset SAFEDEL_RUN_ID or name a run that does not
+# exist, so the run is also found from the process tree: `safedel run` leaves a pointer
+# named by its pid and that pid's start time (a recycled pid starts later, so it never
+# matches) under <state>/runs/by-pid, and under a directory the command's environment
+# does not choose (the user's runtime directory, else the default state directory
+# found from the password database), in case the command changes SAFEDEL_STATE_DIR.
+BY_PID = "by-pid"
+MAX_DEPTH = 64
+
+
+def _stat(pid):
+    """(parent pid, start time) of pid from /proc/<pid>/stat, or None."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        try:
+            data = os.read(fd, 2048)
+        finally:
+            os.close(fd)
+        # The command name (field 2) may hold spaces and ')': count after the last ')'.
+        rest = data[data.rindex(b")") + 2 :].split()
+        return int(rest[1]), rest[19].decode("ascii")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def pid_key(pid):
+    found = _stat(pid)
+    return None if found is None else f"{pid}-{found[1]}"
+
+
+def fixed_dir():
+    """Where pointers go whatever the command's environment says."""
+    runtime = f"/run/user/{os.getuid()}"
+    if os.path.isdir(runtime):
+        return os.path.join(runtime, "safedel")
+    import pwd
+
+    return os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".local", "state", "safedel")
+
+
+def _pointer_places(state_dir):
+    places = [(state_dir, [RUNS, BY_PID])]
+    if sys.platform.startswith("linux"):
+        try:
+            places.append((fixed_dir(), [BY_PID]))
+        except (KeyError, OSError):
+            pass
+    return places
+
+
+def point(state_dir, run_id, values):
+    """Leave this process's pointers to its run; OSError if the state dir's fails."""
+    key = pid_key(os.getpid())
+    if key is None:
+        return
+    data = jsonl.dumps(dict(values, run=run_id)).encode("ascii")
+    for number, (root, parts) in enumerate(_pointer_places(state_dir)):
+        try:
+            with open_dir(root, parts) as directory:
+                fd = directory.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
+        except OSError:
+            if number == 0:
+                raise  # the fixed place is a second chance; the state dir is the contract
+
+
+def unpoint(state_dir):
+    """Remove this process's pointers when its run ends (a leftover never matches)."""
+    key = pid_key(os.getpid())
+    for root, parts in _pointer_places(state_dir) if key else ():
+        try:
+            with open_dir(root, parts, create_dirs=False) as directory:
+                directory.unlink(key)
+        except OSError:
+            pass
+
+
+# The enclosing run of this process, by (pid, state dir): ancestors never change but by
+# dying (an orphan's new parent was already an ancestor), and a run's pointer exists
+# before any of its descendants, so neither a run found nor none found goes stale.
+_enclosing = {}
+
+
+def enclosing(state_dir):
+    """The record of the nearest `safedel run` above this process, or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    key = (os.getpid(), state_dir)
+    if key not in _enclosing:
+        _enclosing[key] = _search(state_dir)
+    return _enclosing[key]
+
+
+def _search(state_dir):
+    directories = []
+    for root, parts in _pointer_places(state_dir):
+        try:
+            directories.append(open_dir(root, parts, create_dirs=False))
+        except OSError:
+            pass
+    try:
+        pid = os.getppid()
+        for _ in range(MAX_DEPTH if directories else 0):
+            found = _stat(pid)
+            if pid <= 1 or found is None:
+                return None
+            record = _read_pointer(directories, f"{pid}-{found[1]}")
+            if record is not None:
+                return record
+            pid = found[0]
+        return None
+    finally:
+        for directory in directories:
+            directory.close()
+
+
+def _read_pointer(directories, name):
+    for directory in directories:
+        try:
+            fd = directory.open(name, os.O_RDONLY)
+        except OSError:
+            continue
+        with os.fdopen(fd, "rb") as handle:
+            try:
+                record = jsonl.loads(handle.read(65536))
+            except ValueError:
+                continue
+        if isinstance(record, dict):
+            return record
+    return None
+
+
+def governing(state_dir, run_id):
+    """The record whose values bind this process: its enclosing run's, else the one
+    SAFEDEL_RUN_ID names (a run started by `safedel serve`), else None."""
+    return enclosing(state_dir) or read(state_dir, run_id)

@@ -148,13 +148,13 @@ def load(environ=None):
         "toolCall": environ.get("SAFEDEL_TOOL_CALL") or "",
         "threshold": threshold,
     }
-    if environ.get("SAFEDEL_RUN_ID"):
-        # Under `safedel run` these were fixed when the run started: the command
-        # cannot move its deletions to another turn or lift the threshold for itself.
-        from . import runrecord
+    # Under `safedel run` these were fixed when the run started: the command cannot
+    # move its deletions to another turn or lift the threshold for itself, whatever it
+    # does to SAFEDEL_RUN_ID (core/runrecord.py finds the run from the process tree).
+    from . import runrecord
 
-        fixed = runrecord.read(state_dir, environ["SAFEDEL_RUN_ID"]) or {}
-        who.update({k: fixed[k] for k in runrecord.FIELDS if fixed.get(k) is not None})
+    fixed = runrecord.governing(state_dir, environ.get("SAFEDEL_RUN_ID")) or {}
+    who.update({k: fixed[k] for k in runrecord.FIELDS if fixed.get(k) is not None})
     return Settings(
         active=environ.get("SAFEDEL_ACTIVE") == "1",
         session=who["session"],

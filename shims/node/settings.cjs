@@ -126,14 +126,18 @@ function readRunRecord(stateDir, runId) {
     } finally {
       closeSync(fd);
     }
-    const fixed = {};
-    for (const key of ['session', 'turn', 'toolCall', 'threshold']) {
-      if (record && record[key] !== undefined && record[key] !== null) fixed[key] = record[key];
-    }
-    return fixed;
+    return pick(record);
   } catch {
     return null;
   }
+}
+
+function pick(record) {
+  const fixed = {};
+  for (const key of ['session', 'turn', 'toolCall', 'threshold']) {
+    if (record && record[key] !== undefined && record[key] !== null) fixed[key] = record[key];
+  }
+  return fixed;
 }
 
 function load(env) {
@@ -152,8 +156,10 @@ function load(env) {
     threshold,
   };
   // Under `safedel run` these were fixed when the run started (runs/<id>/run.json): the
-  // command cannot move its deletions to another turn or lift the threshold for itself.
-  Object.assign(who, runRecord(stateDir, env.SAFEDEL_RUN_ID));
+  // command cannot move its deletions to another turn or lift the threshold for itself,
+  // whatever it does to SAFEDEL_RUN_ID (ancestry.cjs finds the run from the process tree).
+  const enclosing = require('./ancestry.cjs').enclosing(stateDir);
+  Object.assign(who, enclosing ? pick(enclosing) : runRecord(stateDir, env.SAFEDEL_RUN_ID));
   return {
     session: who.session,
     turn: who.turn,
