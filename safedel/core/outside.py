@@ -10,6 +10,7 @@ question instead. With "allow" (the interactive shells' default) it is trashed.
 import os
 
 from . import guard, markers, prompt, workspace
+from .printable import printable
 from .signals import write_signal
 
 KIND = "outsideWorkspace"
@@ -59,7 +60,9 @@ def check(settings, targets, refuse):
         if answer:
             guard.mark(settings, guard.APPROVE_OUTSIDE, "prompt")
             return
-    first = found[0] if len(found) == 1 else f"{found[0]} and {len(found) - 1} more"
+    # A name can hold a newline and a whole fake marker line: shown escaped, never raw.
+    first = printable(found[0])
+    first = first if len(found) == 1 else f"{first} and {len(found) - 1} more"
     reason = (
         f"outside the workspace: {first} is in no workspace folder; nothing was deleted; "
         + markers.approve_hint(
