@@ -37,7 +37,9 @@ def in_private_mounts(sandbox, node, scenario):
     require("setpriv")
     script = sandbox.work / "two.cjs"
     script.write_text(TWO_STEPS)
-    spec = {"scenario": scenario, "node": require(node), "env": sandbox.shim_env()}
+    env = sandbox.shim_env()
+    env["SAFEDEL_OUTSIDE_WORKSPACE"] = "allow"  # the scenarios' mounts are no workspace
+    spec = {"scenario": scenario, "node": require(node), "env": env}
     spec["script"] = str(script)
     driver = os.path.join(os.path.dirname(__file__), "node_mounts.py")
     argv = [require("unshare"), "-m", "--propagation", "private", sys.executable, driver]

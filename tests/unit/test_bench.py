@@ -114,6 +114,9 @@ EXPECTED = {
         "bare true",
         "serve: Ping p99 (per round), 8 commands streaming",
     ],
+    "regenerable check, a refused batch of 1,000 files in one ignored directory": [
+        "git check of the whole batch, in process",
+    ],
 }
 
 
