@@ -7,6 +7,7 @@ state directory swapped for a symlink is refused, not followed.
 
 import errno
 import os
+import stat
 from _thread import RLock
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -16,8 +17,16 @@ _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
 _HAS_DIR_FD = os.open in getattr(os, "supports_dir_fd", ())
 
 
-def _symlink_error(path):
-    return OSError(errno.ELOOP, "refusing a state directory that is a symlink", path)
+def _refusal(name, dir_fd, shown):
+    # O_NOFOLLOW|O_DIRECTORY fails the same for a symlink and for a plain file (or a
+    # file where a parent should be); the message says which it is.
+    try:
+        is_link = stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        is_link = False
+    if is_link:
+        return OSError(errno.ELOOP, "refusing a state directory that is a symlink", shown)
+    return OSError(errno.ENOTDIR, "a state directory that is not a directory", shown)
 
 
 def _open_dir(name, dir_fd, create, shown):
@@ -33,7 +42,7 @@ def _open_dir(name, dir_fd, create, shown):
         return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise _symlink_error(shown) from None
+            raise _refusal(name, dir_fd, shown) from None
         raise
 
 
