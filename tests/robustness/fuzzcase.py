@@ -2,10 +2,11 @@
 
 Each case gets its own directory holding a HOME, a work tree (the cwd), files and
 directories that paths in argv and in the environment may name, and a bystander tree
-that nothing may touch. The real user's safedel dirs are watched too.
+that nothing names: after the case, every file no operand covers is unchanged.
 """
 
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -55,16 +56,33 @@ def snapshot(paths):
     return seen
 
 
-def watched(root):
-    """The bystander tree, and the real user's own trash and safedel dirs."""
-    home = os.path.expanduser("~")
-    real = [
-        os.path.join(home, ".local", "share", "Trash"),
-        os.path.join(home, ".local", "state", "safedel"),
-        os.path.join(home, ".config", "safedel"),
-        os.path.join(home, ".cache", "safedel"),
+def operands(root, cwd, strings):
+    """What a case may change: every path its argv or environment names (relative ones
+    from its cwd, with all below them), and the dirs safedel writes by default."""
+    named = {os.path.join(root, d) for d in ("home", "tmp", "state")}
+    for value in strings:
+        if value and "\0" not in value:
+            named.add(os.path.normpath(os.path.join(cwd, value)))
+    return named
+
+
+def untouched(before, after, allowed):
+    """The files in before that no operand covers are all still there, unchanged.
+
+    (The real user's own dirs are not watched: other programs use them meanwhile; a
+    case never has HOME or an XDG dir outside its scratch dir.)"""
+
+    def covered(path):
+        return any(path == a or path.startswith(a.rstrip("/") + "/") for a in allowed)
+
+    return [
+        path
+        for path, seen in before.items()
+        if seen is not None
+        and not stat.S_ISDIR(seen[0])  # a dir's mtime moves with its operands
+        and not covered(path)
+        and after.get(path) != seen
     ]
-    return [os.path.join(root, "bystander"), *real]
 
 
 def base_env(root):

@@ -86,9 +86,9 @@ FAULTS = [
 
 
 def check_all(root, env, cwd, prefix=()):
-    outside = fuzzcase.watched(root)
-    before = fuzzcase.snapshot(outside)
     for argv in COMMANDS:
+        allowed = fuzzcase.operands(root, cwd, [*argv, *env.values()])
+        before = fuzzcase.snapshot([root])
         done = fuzzcase.run_safedel(argv, env, cwd, prefix=prefix)
         fuzzcase.check_outcome(done, argv)
         if done.returncode == 1 and argv[0] not in ("rm", "run"):
@@ -96,7 +96,8 @@ def check_all(root, env, cwd, prefix=()):
             # (doctor's findings).
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
             assert (lines and lines[-1].startswith("safedel")) or done.stdout, (argv, done)
-    assert fuzzcase.snapshot(outside) == before
+        changed = fuzzcase.untouched(before, fuzzcase.snapshot([root]), allowed)
+        assert not changed, f"{argv!r} changed files outside its operands: {changed}"
 
 
 @pytest.mark.parametrize("fault", FAULTS)

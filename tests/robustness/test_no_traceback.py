@@ -185,11 +185,13 @@ def run_case(base, argv, extra_env, cwd="work", unset=()):
     for name in unset:
         env.pop(name, None)
     argv = [fuzzcase.expand(a, root) for a in argv]
-    outside = fuzzcase.watched(root)
-    before = fuzzcase.snapshot(outside)
-    done = fuzzcase.run_safedel(argv, env, os.path.join(root, cwd))
+    cwd = os.path.join(root, cwd)
+    allowed = fuzzcase.operands(root, cwd, [*argv, *env.values()])
+    before = fuzzcase.snapshot([root])
+    done = fuzzcase.run_safedel(argv, env, cwd)
     fuzzcase.check_outcome(done, argv)
-    assert fuzzcase.snapshot(outside) == before, f"{argv!r} changed files outside its operands"
+    changed = fuzzcase.untouched(before, fuzzcase.snapshot([root]), allowed)
+    assert not changed, f"{argv!r} changed files outside its operands: {changed}"
     return done
 
 
