@@ -27,7 +27,11 @@ SETTLE_NS = 2_000_000_000
 
 
 def _dir_key(path):
-    st = os.stat(path)
+    """(device, inode, mtime ns) of a directory; None when it is missing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
     return (st.st_dev, st.st_ino, st.st_mtime_ns)
 
 
@@ -92,8 +96,8 @@ def entries(root, read_item, warn=None):
 
     read_item(info_path, warn) parses one info file (catalog.read_item)."""
     info_dir, files_dir = os.path.join(root, b"info"), os.path.join(root, b"files")
+    keys = (_dir_key(info_dir), _dir_key(files_dir))
     try:
-        keys = (_dir_key(info_dir), _dir_key(files_dir))
         stamps = _stamps(info_dir)
     except OSError:
         return []
@@ -103,6 +107,7 @@ def entries(root, read_item, warn=None):
     # already settled when the cache was written (a change in the same tick is unseen).
     same_files = (
         cache is not None
+        and keys[1] is not None
         and cache["keys"][1] == keys[1]
         and cache["written"] - keys[1][2] > SETTLE_NS
     )
