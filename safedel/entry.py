@@ -30,6 +30,8 @@ def _os_failure(exc):
 
     where = exc.filename if isinstance(exc.filename, (str, bytes)) else None
     reason = exc.strerror or str(exc)
+    if where is None and exc.errno == errno.ENOENT and not _cwd_exists():
+        reason = "the current directory no longer exists"  # os.getcwd() names no path
     try:
         sys.stderr.write(
             f"safedel: {printable(where)}: {reason}\n" if where else f"safedel: {reason}\n"
@@ -37,6 +39,14 @@ def _os_failure(exc):
     except (OSError, ValueError):
         pass
     return 1
+
+
+def _cwd_exists():
+    try:
+        os.getcwd()
+    except OSError:
+        return False
+    return True
 
 
 def _dispatch(argv):
