@@ -111,10 +111,15 @@ def test_every_command_under_a_fault(tmp_path, fault):
 def test_every_command_in_a_deleted_cwd(tmp_path):
     root = fuzzcase.make_scratch(str(tmp_path))
     gone = os.path.join(root, "work", "gone")
-    os.mkdir(gone)
-    # The shell enters the directory, removes it, then becomes safedel there.
-    prefix = ["sh", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", gone]
+    # For each command the shell makes the directory, enters it, removes it, then
+    # becomes safedel there.
+    prefix = ["sh", "-c", 'mkdir "$1" && cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", gone]
     check_all(root, fuzzcase.base_env(root), os.path.join(root, "work"), prefix=prefix)
+    done = fuzzcase.run_safedel(
+        ["run", "--", "true"], fuzzcase.base_env(root), os.path.join(root, "work"), prefix=prefix
+    )
+    assert done.returncode == 1
+    assert done.stderr == b"safedel: the current directory no longer exists\n"
 
 
 @pytest.fixture
