@@ -91,5 +91,7 @@ def refusal(state_dir, session, token_file, environ=None):
 
 def inside_a_run(state_dir, environ):
     from .core import runrecord
+    from .core.settings import default_state_dir
 
-    return bool(environ.get("SAFEDEL_RUN_ID")) or runrecord.enclosing(state_dir) is not None
+    found = runrecord.enclosing(state_dir, default_state_dir(environ))
+    return bool(environ.get("SAFEDEL_RUN_ID")) or found is not None

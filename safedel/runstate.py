@@ -26,7 +26,8 @@ def record(options, env, run_id):
         "pid": os.getpid(),
     }
     runrecord.write(state_dir, run_id, values)
-    runrecord.point(state_dir, run_id, values)  # for a command that drops SAFEDEL_RUN_ID
+    # Found from the process tree by a command that drops SAFEDEL_RUN_ID (runrecord.py).
+    runrecord.point(state_dir, core_settings.default_state_dir(env), run_id, values)
     if options.get("approval_token_file"):
         from . import approval
 
@@ -42,8 +43,9 @@ def report_size(env):
 def finish(options, env, run_id, offset, outcome, views, outputs):
     """Collect what the run caused, then write the result, the views and the summary."""
     from .core import runrecord
+    from .core.settings import default_state_dir
 
-    runrecord.unpoint(env["SAFEDEL_STATE_DIR"])
+    runrecord.unpoint(env["SAFEDEL_STATE_DIR"], default_state_dir(env))
     events = [e for e in report.read_after(env["SAFEDEL_REPORT"], offset) if e.get("run") == run_id]
     # Only what this run's own processes left: a straggler of an earlier run with the
     # same tool call leaves its signal under its own run, for `safedel guard signal`.

@@ -57,8 +57,8 @@ def read(state_dir, run_id):
 # exist, so the run is also found from the process tree: `safedel run` leaves a pointer
 # named by its pid and that pid's start time (a recycled pid starts later, so it never
 # matches) under <state>/runs/by-pid, and under a directory the command's environment
-# does not choose (the user's runtime directory, else the default state directory
-# found from the password database), in case the command changes SAFEDEL_STATE_DIR.
+# does not choose (the user's runtime directory), else under the default state dir, in
+# case the command changes SAFEDEL_STATE_DIR.
 BY_PID = "by-pid"
 MAX_DEPTH = 64
 
@@ -83,33 +83,27 @@ def pid_key(pid):
     return None if found is None else f"{pid}-{found[1]}"
 
 
-def fixed_dir():
-    """Where pointers go whatever the command's environment says."""
+def second_dir(default_dir):
+    """The other place for pointers: the user's runtime directory, which no environment
+    variable chooses, else the default state dir (found from HOME or XDG_STATE_HOME)."""
     runtime = f"/run/user/{os.getuid()}"
-    if os.path.isdir(runtime):
-        return os.path.join(runtime, "safedel")
-    import pwd
-
-    return os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".local", "state", "safedel")
+    return os.path.join(runtime, "safedel") if os.path.isdir(runtime) else default_dir
 
 
-def _pointer_places(state_dir):
+def _pointer_places(state_dir, default_dir):
     places = [(state_dir, [RUNS, BY_PID])]
     if sys.platform.startswith("linux"):
-        try:
-            places.append((fixed_dir(), [BY_PID]))
-        except (KeyError, OSError):
-            pass
+        places.append((second_dir(default_dir), [BY_PID]))
     return places
 
 
-def point(state_dir, run_id, values):
+def point(state_dir, default_dir, run_id, values):
     """Leave this process's pointers to its run; OSError if the state dir's fails."""
     key = pid_key(os.getpid())
     if key is None:
         return
     data = jsonl.dumps(dict(values, run=run_id)).encode("ascii")
-    for number, (root, parts) in enumerate(_pointer_places(state_dir)):
+    for number, (root, parts) in enumerate(_pointer_places(state_dir, default_dir)):
         try:
             with open_dir(root, parts) as directory:
                 fd = directory.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
@@ -122,10 +116,10 @@ def point(state_dir, run_id, values):
                 raise  # the fixed place is a second chance; the state dir is the contract
 
 
-def unpoint(state_dir):
+def unpoint(state_dir, default_dir):
     """Remove this process's pointers when its run ends (a leftover never matches)."""
     key = pid_key(os.getpid())
-    for root, parts in _pointer_places(state_dir) if key else ():
+    for root, parts in _pointer_places(state_dir, default_dir) if key else ():
         try:
             with open_dir(root, parts, create_dirs=False) as directory:
                 directory.unlink(key)
@@ -139,19 +133,19 @@ def unpoint(state_dir):
 _enclosing = {}
 
 
-def enclosing(state_dir):
+def enclosing(state_dir, default_dir):
     """The record of the nearest `safedel run` above this process, or None."""
     if not sys.platform.startswith("linux"):
         return None
-    key = (os.getpid(), state_dir)
+    key = (os.getpid(), state_dir, default_dir)
     if key not in _enclosing:
-        _enclosing[key] = _search(state_dir)
+        _enclosing[key] = _search(state_dir, default_dir)
     return _enclosing[key]
 
 
-def _search(state_dir):
+def _search(state_dir, default_dir):
     directories = []
-    for root, parts in _pointer_places(state_dir):
+    for root, parts in _pointer_places(state_dir, default_dir):
         try:
             directories.append(open_dir(root, parts, create_dirs=False))
         except OSError:
@@ -188,7 +182,7 @@ def _read_pointer(directories, name):
     return None
 
 
-def governing(state_dir, run_id):
+def governing(state_dir, default_dir, run_id):
     """The record whose values bind this process: its enclosing run's, else the one
     SAFEDEL_RUN_ID names (a run started by `safedel serve`), else None."""
-    return enclosing(state_dir) or read(state_dir, run_id)
+    return enclosing(state_dir, default_dir) or read(state_dir, run_id)

@@ -153,7 +153,8 @@ def load(environ=None):
     # does to SAFEDEL_RUN_ID (core/runrecord.py finds the run from the process tree).
     from . import runrecord
 
-    fixed = runrecord.governing(state_dir, environ.get("SAFEDEL_RUN_ID")) or {}
+    run_id = environ.get("SAFEDEL_RUN_ID")
+    fixed = runrecord.governing(state_dir, default_state_dir(environ), run_id) or {}
     who.update({k: fixed[k] for k in runrecord.FIELDS if fixed.get(k) is not None})
     return Settings(
         active=environ.get("SAFEDEL_ACTIVE") == "1",

@@ -3,10 +3,9 @@
 // safedel/core/runrecord.py does): a command that unsets or forges SAFEDEL_RUN_ID, or
 // moves SAFEDEL_STATE_DIR, still deletes under its run's session, turn and threshold.
 // `safedel run` leaves <dir>/by-pid/<pid>-<start time> (/proc/<pid>/stat field 22, so
-// a recycled pid never matches) under <state>/runs and under a directory the
-// command's environment does not choose.
+// a recycled pid never matches) under <state>/runs and under the user's runtime
+// directory (else the default state dir).
 
-const os = require('os');
 const nativePath = require('path');
 const { O_RDONLY } = require('fs').constants;
 const { closeSync, lstatSync, readFileSync } = require('./originals.cjs');
@@ -25,22 +24,21 @@ function procStat(pid) {
   }
 }
 
-function fixedDir() {
-  const uid = process.getuid();
-  const runtime = `/run/user/${uid}`;
+// The user's runtime directory, which no environment variable chooses, else the
+// default state dir (as safedel/core/runrecord.py's second_dir).
+function secondDir(defaultDir) {
+  const runtime = `/run/user/${process.getuid()}`;
   if (lstatSync(runtime, { throwIfNoEntry: false })?.isDirectory()) {
     return nativePath.join(runtime, 'safedel');
   }
-  return nativePath.join(os.userInfo().homedir, '.local', 'state', 'safedel');
+  return defaultDir;
 }
 
-function places(stateDir) {
-  const found = [[stateDir, ['runs', 'by-pid']]];
-  try {
-    found.push([fixedDir(), ['by-pid']]);
-  } catch {
-    // no password entry: the state dir's pointer is the one there is
-  }
+function places(stateDir, defaultDir) {
+  const found = [
+    [stateDir, ['runs', 'by-pid']],
+    [secondDir(defaultDir), ['by-pid']],
+  ];
   return found.filter(([root, parts]) => {
     try {
       return lstatSync(nativePath.join(root, ...parts), { throwIfNoEntry: false });
@@ -75,14 +73,15 @@ function readPointer(where, name) {
 // pointer exists before its descendants do: what is found holds for the process.
 const cache = new Map();
 
-function enclosing(stateDir) {
+function enclosing(stateDir, defaultDir) {
   if (process.platform !== 'linux') return null;
-  if (!cache.has(stateDir)) cache.set(stateDir, search(stateDir));
-  return cache.get(stateDir);
+  const key = `${stateDir}\0${defaultDir}`;
+  if (!cache.has(key)) cache.set(key, search(stateDir, defaultDir));
+  return cache.get(key);
 }
 
-function search(stateDir) {
-  const where = places(stateDir);
+function search(stateDir, defaultDir) {
+  const where = places(stateDir, defaultDir);
   let pid = process.ppid;
   for (let depth = 0; where.length && depth < MAX_DEPTH && pid > 1; depth++) {
     const stat = procStat(pid);

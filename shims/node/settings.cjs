@@ -158,7 +158,7 @@ function load(env) {
   // Under `safedel run` these were fixed when the run started (runs/<id>/run.json): the
   // command cannot move its deletions to another turn or lift the threshold for itself,
   // whatever it does to SAFEDEL_RUN_ID (ancestry.cjs finds the run from the process tree).
-  const enclosing = require('./ancestry.cjs').enclosing(stateDir);
+  const enclosing = require('./ancestry.cjs').enclosing(stateDir, defaultStateDir(env));
   Object.assign(who, enclosing ? pick(enclosing) : runRecord(stateDir, env.SAFEDEL_RUN_ID));
   return {
     session: who.session,
