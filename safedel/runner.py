@@ -173,7 +173,7 @@ def execute(options, command):
         runstate.record(options, env, run_id)
     except OSError as exc:
         sys.stderr.write(f"safedel run: {exc.strerror or exc}: {exc.filename or ''}\n")
-        return 2
+        return 1  # the state dir's fault, not the command line's: 2 means usage
     offset = runstate.report_size(env)
     views = outputs = None
     net = _net(options.get("net"), env)  # the seccomp net (Linux), or None
