@@ -91,6 +91,8 @@ def check_all(root, env, cwd, prefix=()):
         before = fuzzcase.snapshot([root])
         done = fuzzcase.run_safedel(argv, env, cwd, prefix=prefix)
         fuzzcase.check_outcome(done, argv)
+        # The argv is valid: whatever goes wrong is the environment's, never usage.
+        assert done.returncode != 2, (argv, done.stderr)
         if done.returncode == 1 and argv[0] not in ("rm", "run"):
             # The command says what is wrong: on stderr as safedel, or in its output
             # (doctor's findings).
