@@ -25,7 +25,7 @@ def event(operation, settings, runtime, **fields):
             "host": host.current().name,
         }
     )
-    run = os.environ.get("SAFEDEL_RUN_ID")
+    run = getattr(settings, "run", None) or os.environ.get("SAFEDEL_RUN_ID")
     if run:  # the `safedel run` this process is under: its result lists exactly these
         record["run"] = run
     return record

@@ -27,11 +27,14 @@ class Settings:
         "outside_workspace",
         "workspace_roots",
         "turn_start",
+        "run",
     )
 
     def __init__(self, **values):
         for name in self.__slots__:
-            setattr(self, name, values[name])
+            # run: the `safedel run` this process is under, if any (report events and
+            # guard signals carry it); the only value a caller may leave out.
+            setattr(self, name, values.get(name) if name == "run" else values[name])
 
     def __repr__(self):
         fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
@@ -170,6 +173,7 @@ def load(environ=None):
         # What `safedel run` decided (core.workspace reads it); None elsewhere.
         workspace_roots=environ.get("SAFEDEL_WORKSPACE_ROOTS"),
         turn_start=environ.get("SAFEDEL_TURN_START"),  # `seconds:turn` (core.regenerable)
+        run=fixed.get("run") or run_id or None,  # a run found by ancestry names itself
         outside_workspace=parse_outside(
             environ.get("SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace"))
         ),

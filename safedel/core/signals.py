@@ -32,7 +32,7 @@ def run_key(run_id):
 
 def write_signal(settings, kind, payload):
     """Leave the latest refusal for the run (or the tool call, or the turn). Never raises."""
-    run = os.environ.get("SAFEDEL_RUN_ID") or None
+    run = getattr(settings, "run", None) or os.environ.get("SAFEDEL_RUN_ID") or None
     signal = {"type": kind, "payload": payload, "session": settings.session}
     signal.update(turn=settings.turn, toolCall=settings.tool_call, run=run)
     signal["createdAt"] = int(time.time() * 1000)

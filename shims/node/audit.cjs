@@ -116,7 +116,7 @@ function event(operation, settings, fields) {
     pid: process.pid,
     host: host(),
     // The `safedel run` this process is under: its result lists exactly these events.
-    ...(process.env.SAFEDEL_RUN_ID ? { run: process.env.SAFEDEL_RUN_ID } : {}),
+    ...(settings.run ? { run: settings.run } : {}),
   });
 }
 
@@ -147,7 +147,7 @@ function reportRefusals(settings, targets, reason) {
 // run` (else per tool call, or turn), replaced whole by rename so that a reader never
 // sees half of it.
 function writeSignal(settings, type, payload) {
-  const run = process.env.SAFEDEL_RUN_ID || null;
+  const run = settings.run || null;
   const signal = { type, payload, session: settings.session, turn: settings.turn };
   signal.toolCall = settings.toolCall;
   signal.run = run;

@@ -170,6 +170,8 @@ function load(env) {
     trashDir: env.SAFEDEL_TRASH_DIR || config.trash_dir || null,
     exempt: exempt.split(nativePath.delimiter).filter(Boolean),
     outsideWorkspace: parseOutside(env.SAFEDEL_OUTSIDE_WORKSPACE ?? config.outside_workspace),
+    // The `safedel run` this process is under (a run found by ancestry names itself).
+    run: (enclosing && enclosing.run) || env.SAFEDEL_RUN_ID || null,
   };
 }
 

@@ -59,6 +59,9 @@ def test_the_command_cannot_lift_its_runs_threshold(sandbox, forgery, deleter):
     assert len(sandbox.trashed_names()) == 8 - kept
     assert result["exitCode"] != 0
     assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in result["stderr"]
+    if forgery != "moved state":  # else the signal is in the state dir the command chose
+        assert result["guard"]["type"] == "confirmRequired"  # the harness learns of it
+    assert len(result["trashed"]) == 8 - kept  # and its result lists what it trashed
 
 
 def test_the_command_cannot_spread_its_deletions_over_other_turns(sandbox):
