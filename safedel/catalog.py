@@ -193,10 +193,11 @@ def still_trashed(events, warn=None):
 def same_item(item, event):
     """True when item is what event trashed, not a later item that took the same name
     in the trash after the first was restored or purged: same original path, and a
-    DeletionDate= no later than the event (give or take the date's one-second steps)."""
+    DeletionDate= no later than the event: the info file is written before the event,
+    and the date is cut to whole seconds, so one second covers clock rounding."""
     if item.original != os.path.normpath(os.fsencode(event.get("path", ""))):
         return False
     stamp = event.get("timestamp")
     if not isinstance(stamp, (int, float)) or not item.order[0]:
         return True  # nothing to compare with: the path alone decides
-    return item.order[0] <= stamp / 1000 + 2
+    return item.order[0] <= stamp / 1000 + 1
