@@ -28,8 +28,12 @@ function procStat(pid) {
 // default state dir (as safedel/core/runrecord.py's second_dir).
 function secondDir(defaultDir) {
   const runtime = `/run/user/${process.getuid()}`;
-  if (lstatSync(runtime, { throwIfNoEntry: false })?.isDirectory()) {
-    return nativePath.join(runtime, 'safedel');
+  try {
+    if (lstatSync(runtime, { throwIfNoEntry: false })?.isDirectory()) {
+      return nativePath.join(runtime, 'safedel');
+    }
+  } catch {
+    // Node's permission model may deny the look (ERR_ACCESS_DENIED): not a place then
   }
   return defaultDir;
 }
