@@ -95,6 +95,22 @@ def list_(
         typer.echo(f"{root.path}\t{root.scope}\t{root.source}")
 
 
+def _edit(scope, directory, session, state_dir, change):
+    """Load SCOPE's entries, let change(place, real, entries) return the new list (or
+    None for nothing to do), save it, and return the resolved folder."""
+    _check_scope(scope)
+    place = Place(session, state_dir)
+    real = place.resolve(scope, directory)
+    entries = place.read(scope)
+    new = change(place, real, entries)
+    if new is not None:
+        try:
+            place.write(scope, new)
+        except OSError as exc:
+            _fail(f"cannot save the {scope} workspace: {exc.strerror or exc}")
+    return real, new is not None
+
+
 @app.command()
 def add(
     directory: Annotated[str, typer.Argument(help="The folder to add.")],
@@ -103,21 +119,19 @@ def add(
     state_dir: StateDir = None,
 ) -> None:
     """Add DIRECTORY to the workspace in SCOPE (stored as a real path)."""
-    _check_scope(scope)
-    place = Place(session, state_dir)
-    real = place.resolve(scope, directory)
-    if not os.path.isdir(real):
-        _fail(f"not a directory: {directory}")
-    entry = place.stored_form(scope, real)
-    entries = place.read(scope)
-    if any(place.resolve(scope, e) == real for e in entries):
+
+    def change(place, real, entries):
+        if not os.path.isdir(real):
+            _fail(f"not a directory: {directory}")
+        if any(place.resolve(scope, e) == real for e in entries):
+            return None
+        return [*entries, place.stored_form(scope, real)]
+
+    real, changed = _edit(scope, directory, session, state_dir, change)
+    if changed:
+        typer.echo(f"added {real} ({scope})")
+    else:
         typer.echo(f"{real} is already a {scope} workspace root")
-        return
-    try:
-        place.write(scope, [*entries, entry])
-    except OSError as exc:
-        _fail(f"cannot save the {scope} workspace: {exc.strerror or exc}")
-    typer.echo(f"added {real} ({scope})")
 
 
 @app.command()
@@ -128,15 +142,12 @@ def remove(
     state_dir: StateDir = None,
 ) -> None:
     """Remove DIRECTORY from the workspace in SCOPE."""
-    _check_scope(scope)
-    place = Place(session, state_dir)
-    real = place.resolve(scope, directory)
-    entries = place.read(scope)
-    kept = [e for e in entries if place.resolve(scope, e) != real]
-    if len(kept) == len(entries):
-        _fail(f"{real} is not a {scope} workspace root")
-    try:
-        place.write(scope, kept)
-    except OSError as exc:
-        _fail(f"cannot save the {scope} workspace: {exc.strerror or exc}")
+
+    def change(place, real, entries):
+        kept = [e for e in entries if place.resolve(scope, e) != real]
+        if len(kept) == len(entries):
+            _fail(f"{real} is not a {scope} workspace root")
+        return kept
+
+    real, _ = _edit(scope, directory, session, state_dir, change)
     typer.echo(f"removed {real} ({scope})")

@@ -54,35 +54,14 @@ class User:
 _mounts = None
 
 
-def _unescape(field):
-    """mountinfo spells space, tab, newline and backslash as octal escapes."""
-    if b"\\" not in field:
-        return field
-    out, i = bytearray(), 0
-    while i < len(field):
-        if field[i] == 0x5C and field[i + 1 : i + 4].isdigit():
-            out.append(int(field[i + 1 : i + 4], 8))
-            i += 4
-        else:
-            out.append(field[i])
-            i += 1
-    return bytes(out)
-
-
 def mount_points():
-    """Every mount point of this process's namespace, read once from mountinfo."""
+    """Every mount point of this process's namespace, read once per process (the same
+    reader the trash uses to find topdirs)."""
     global _mounts
     if _mounts is None:
-        found = set()
-        try:
-            with open("/proc/self/mountinfo", "rb") as handle:
-                for line in handle:
-                    fields = line.split(b" ")
-                    if len(fields) > 4:
-                        found.add(_unescape(fields[4]))
-        except OSError:
-            pass
-        _mounts = found
+        from .trashlist import mount_points as read
+
+        _mounts = set(read())
     return _mounts
 
 
