@@ -9,7 +9,8 @@ import os
 import time
 
 from . import rows
-from .harness import PYTHON, Sandbox, WorkloadError, interleave, timed_spawn, tool
+from .harness import Sandbox, WorkloadError, interleave, timed_spawn, tool
+from .startup import safedel_command
 
 WORKLOAD = "a trash of {n:,} items"
 LIST = "safedel list --json (cache warm)"
@@ -57,8 +58,8 @@ class LastRestorer:
         path = os.path.join(self.sandbox.work, f"last-{self.calls}")
         with open(path, "w") as handle:
             handle.write("x")
-        timed_spawn([PYTHON, "-m", "safedel", "trash", path], self.env, self.errors)
-        seconds = timed_spawn([PYTHON, "-m", "safedel", "restore", "--last"], self.env, self.errors)
+        timed_spawn([*safedel_command(), "trash", path], self.env, self.errors)
+        seconds = timed_spawn([*safedel_command(), "restore", "--last"], self.env, self.errors)
         if not os.path.exists(path):
             raise WorkloadError("restore --last did not bring the newest item back")
         return seconds
@@ -73,7 +74,7 @@ def run(profile, root, shim_home):
         env = sandbox.base_env()
         env["SAFEDEL_WORKSPACE"] = sandbox.work  # restore --last's item is trashed here
         errors = os.path.join(sandbox.root, "stderr")
-        safedel = [PYTHON, "-m", "safedel"]
+        safedel = safedel_command()  # the installed one, not the checkout's sources
         cache = os.path.join(sandbox.trash, "safedel-catalog.v1")
 
         def cold():
