@@ -6,6 +6,7 @@ that nothing names: after the case, every file no operand covers is unchanged.
 """
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -102,6 +103,56 @@ def base_env(root):
     return env
 
 
+def readable_package(dest):
+    """dest, holding a copy of safedel and what it imports that every user can read.
+
+    Another uid may not reach the checkout an editable install points at, nor a
+    site-packages under a private home. The shims go in as safedel/shims, where a
+    wheel puts them (an editable install maps them to the checkout's shims/).
+    """
+    import safedel
+    from safedel import materialize
+
+    if os.path.isdir(dest):
+        return dest
+    ignore = shutil.ignore_patterns("__pycache__")
+    target = os.path.join(dest, "safedel")
+    shutil.copytree(os.path.dirname(safedel.__file__), target, ignore=ignore)
+    if not os.path.isfile(os.path.join(target, "shims", "__init__.py")):
+        shutil.copytree(materialize.SHIMS_DIR, os.path.join(target, "shims"), ignore=ignore)
+    for dist in requirement_closure("safedel"):
+        for name in dist.files or ():
+            source = str(dist.locate_file(name))
+            if "__pycache__" in name.parts or not os.path.isfile(source):
+                continue
+            os.makedirs(os.path.join(dest, *name.parts[:-1]), exist_ok=True)
+            shutil.copy2(source, os.path.join(dest, *name.parts))
+    subprocess.run(["chmod", "-R", "a+rX", dest], check=True)
+    return dest
+
+
+def requirement_closure(name):
+    """The installed distributions `name` needs, transitively (not `name` itself)."""
+    import re
+    from importlib import metadata
+
+    found, todo = {}, [name]
+    while todo:
+        for requirement in metadata.requires(todo.pop()) or ():
+            if "extra ==" in requirement:
+                continue
+            wanted = re.split(r"[\s<>=!~;\[(]", requirement, maxsplit=1)[0]
+            try:
+                dist = metadata.distribution(wanted)
+            except metadata.PackageNotFoundError:
+                continue  # a marker that excludes it here
+            key = dist.metadata["Name"].lower()
+            if key not in found:
+                found[key] = dist
+                todo.append(wanted)
+    return list(found.values())
+
+
 def run_safedel(argv, env, cwd, timeout=60, preexec=None, prefix=()):
     return subprocess.run(
         [*prefix, sys.executable, "-m", "safedel", *argv],
@@ -119,6 +170,8 @@ def check_outcome(done, argv):
     shown = f"argv={argv!r}\nrc={done.returncode}\nstderr={done.stderr[-3000:]!r}"
     assert TRACEBACK not in done.stderr, shown
     assert TRACEBACK not in done.stdout, shown
+    # A run that never reached safedel checks nothing.
+    assert b"No module named safedel" not in done.stderr, shown
     assert done.returncode >= 0, "killed by a signal: " + shown
     if argv[:1] == ["run"] and done.returncode not in (1, 2):
         return  # the wrapped command's own status, passed through

@@ -134,23 +134,28 @@ def open_scratch():
 
 
 def as_nobody(root):
+    """(scratch, argv prefix, environment) for running safedel as uid 65534.
+
+    The environment puts a world-readable copy of the package first on PYTHONPATH:
+    the checkout an editable install points at may sit where only root can read it.
+    """
     setpriv = require("setpriv")
     scratch = fuzzcase.make_scratch(root)
     os.chmod(scratch, 0o755)
     subprocess.run(["chown", "-R", "65534:65534", os.path.join(scratch, "work")], check=True)
-    return scratch, [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    env = fuzzcase.base_env(scratch)
+    env["PYTHONPATH"] = fuzzcase.readable_package(os.path.join(root, "package"))
+    return scratch, [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"], env
 
 
 def test_home_unset_as_a_user_whose_home_is_missing(open_scratch):
-    scratch, prefix = as_nobody(open_scratch)
-    env = fuzzcase.base_env(scratch)
+    scratch, prefix, env = as_nobody(open_scratch)
     del env["HOME"]  # nobody's passwd home is /nonexistent
     check_all(scratch, env, os.path.join(scratch, "work"), prefix=prefix)
 
 
 def test_unwritable_state_dir(open_scratch):
-    scratch, prefix = as_nobody(open_scratch)
-    env = fuzzcase.base_env(scratch)
+    scratch, prefix, env = as_nobody(open_scratch)
     home = os.path.join(scratch, "work", "home")
     os.mkdir(home)
     os.chown(home, 65534, 65534)
