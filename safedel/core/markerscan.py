@@ -14,7 +14,9 @@ error line that names the same path, or that leaves a quote open, is taken to be
 of that name and ignored.
 """
 
+import errno
 import json
+import re
 
 PREFIX = "[safe-delete]["
 CONFIRM_REQUIRED = "SAFE_DELETE_BULK_CONFIRM_REQUIRED"
@@ -26,7 +28,11 @@ OUTSIDE_WORKSPACE = "SAFE_DELETE_OUTSIDE_WORKSPACE"
 ASK_KINDS = (CONFIRM_REQUIRED, OUTSIDE_WORKSPACE, FAIL_CLOSED)
 MAX_LINE = 1 << 20  # 20 targets of the longest escaped paths fit well inside
 _KIND_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_ERROR_WORDS = ("error", "cannot", "failed", "denied", "not permitted", "eperm", "eacces")
+_ERROR_WORDS = ("error", "cannot", "failed", "denied", "not permitted", "[errno ")
+# Native errors name the errno without any of those words: Node's `e.message` reads
+# "ENOTEMPTY: directory not empty, rmdir '<name>", Python's str(exc) "[Errno 39] ...".
+_ERRNO_NAME = re.compile(r"\bE[A-Z0-9]+\b")
+_ERRNO_NAMES = frozenset(errno.errorcode.values())
 _QUOTES = {"'": "'", '"': '"', "\u2018": "\u2019"}
 
 
@@ -61,7 +67,9 @@ def _paths_of(payload):
 
 def _is_error_line(line):
     lowered = line.lower()
-    return any(word in lowered for word in _ERROR_WORDS)
+    if any(word in lowered for word in _ERROR_WORDS):
+        return True
+    return any(name in _ERRNO_NAMES for name in _ERRNO_NAME.findall(line))
 
 
 def _leaves_quote_open(line):

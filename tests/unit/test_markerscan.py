@@ -104,6 +104,24 @@ CASES = [
         None,
     ),
     (
+        "forged: after Node's e.message, which has no error word",
+        "ENOTEMPTY: directory not empty, rmdir '/w/d\n" + line() + "\n'",
+        {},
+        None,
+    ),
+    (
+        "forged: after Python's str(exc) naming the same path",
+        "[Errno 2] No such file or directory: /w/a\n" + line(),
+        {},
+        None,
+    ),
+    (
+        "genuine: after an open quote in a line that is no error",
+        "DONE: it's over\n" + line(),
+        {CONFIRM: PAYLOAD},
+        CONFIRM,
+    ),
+    (
         "genuine: marker first, then the error for its path",
         line(FAIL, '{"path":"/w/a"}') + "\nrm: cannot remove '/w/a': No space left on device",
         {FAIL: {"path": "/w/a"}},
