@@ -8,33 +8,36 @@ import subprocess
 import sys
 import zipfile
 
-import pytest
 from conftest import require
-from test_python_shim_common import find_python
+from test_python_shim_common import ALL_PYTHONS
 
-FILES = {
-    "sdpkg/__init__.py": "VALUE = 42\n",
-    "sdpkg/data.txt": "payload\n",
-    "sdmod.py": "NAME = 'sdmod'\n",
-}
-DIST = "sdpkg-1.0.dist-info"
+CHECK = "import sdpkg, sdmod; print(sdpkg.VERSION, sdmod.VERSION)"
 
 
-def build_wheel(directory):
+def dist(version):
+    return f"sdpkg-{version}.dist-info"
+
+
+def build_wheel(directory, version="1.0"):
     """A small wheel, built here: a package directory, a top-level module, metadata."""
-    files = dict(FILES)
-    files[f"{DIST}/METADATA"] = "Metadata-Version: 2.1\nName: sdpkg\nVersion: 1.0\n"
-    files[f"{DIST}/WHEEL"] = (
+    files = {
+        "sdpkg/__init__.py": f"VERSION = {version!r}\n",
+        "sdpkg/data.txt": "payload\n",
+        "sdmod.py": f"VERSION = {version!r}\n",
+    }
+    info = dist(version)
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: sdpkg\nVersion: {version}\n"
+    files[f"{info}/WHEEL"] = (
         "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     )
-    files[f"{DIST}/top_level.txt"] = "sdmod\nsdpkg\n"
+    files[f"{info}/top_level.txt"] = "sdmod\nsdpkg\n"
     record = []
     for name, text in files.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
         record.append(f"{name},sha256={digest.decode()},{len(text.encode())}")
-    record.append(f"{DIST}/RECORD,,")
-    files[f"{DIST}/RECORD"] = "\n".join(record) + "\n"
-    wheel = os.path.join(directory, "sdpkg-1.0-py3-none-any.whl")
+    record.append(f"{info}/RECORD,,")
+    files[f"{info}/RECORD"] = "\n".join(record) + "\n"
+    wheel = os.path.join(directory, f"sdpkg-{version}-py3-none-any.whl")
     with zipfile.ZipFile(wheel, "w") as archive:
         for name, text in files.items():
             archive.writestr(name, text)
@@ -47,9 +50,9 @@ def run(argv, **options):
     return done
 
 
-@pytest.mark.parametrize("minor", ["3.9", "3.13"])
-def test_pip_uninstall_trashes_each_item_once_under_its_own_name(sandbox, minor):
-    python = require(find_python(minor))
+@ALL_PYTHONS
+def test_pip_uninstall_trashes_each_item_once_under_its_own_name(sandbox, python):
+    python = require(python)
     venv = sandbox.work / ".venv"  # a project venv: in the workspace, not the temp dir
     run([python, "-m", "venv", str(venv)], env=sandbox.base_env())
     venv_python = str(venv / "bin" / "python")
@@ -62,20 +65,20 @@ def test_pip_uninstall_trashes_each_item_once_under_its_own_name(sandbox, minor)
     trashed = [e["path"] for e in sandbox.report() if e["operation"] == "trash"]
     assert not any(os.path.basename(path).startswith("~") for path in trashed), trashed
     assert len(trashed) == len(set(trashed)), trashed  # each once
-    expected = {os.path.join(site, name) for name in ("sdpkg", "sdmod.py", DIST)}
+    expected = {os.path.join(site, name) for name in ("sdpkg", "sdmod.py", dist("1.0"))}
     assert expected <= set(trashed), trashed
     assert not [name for name in os.listdir(site) if name.startswith(("~", "sdpkg", "sdmod"))]
     # Restoring the turn brings back a package that works.
     restore = [sys.executable, "-m", "safedel", "restore", "--session", sandbox.session]
     run([*restore, "--turn", sandbox.turn], env=sandbox.base_env())
-    check = "import sdpkg, sdmod; print(sdpkg.VALUE, sdmod.NAME)"
-    assert run([venv_python, "-c", check]).stdout == "42 sdmod\n"
+    assert run([venv_python, "-c", CHECK]).stdout == "1.0 1.0\n"
     listed = run([*pip, "show", "sdpkg"], env=sandbox.base_env()).stdout
     assert "Version: 1.0" in listed
 
 
-def test_a_refused_pip_uninstall_leaves_the_package_whole(sandbox):
-    python = require(find_python("3.13"))
+@ALL_PYTHONS
+def test_a_refused_pip_uninstall_leaves_the_package_whole(sandbox, python):
+    python = require(python)
     venv = sandbox.root / "venv"  # outside the workspace: refused until approved
     run([python, "-m", "venv", str(venv)], env=sandbox.base_env())
     venv_python = str(venv / "bin" / "python")
@@ -90,8 +93,7 @@ def test_a_refused_pip_uninstall_leaves_the_package_whole(sandbox):
         timeout=300,
     )
     assert done.returncode != 0 and "SAFE_DELETE_OUTSIDE_WORKSPACE" in done.stderr
-    check = "import sdpkg, sdmod; print(sdpkg.VALUE, sdmod.NAME)"
-    assert run([venv_python, "-c", check]).stdout == "42 sdmod\n"
+    assert run([venv_python, "-c", CHECK]).stdout == "1.0 1.0\n"
     where = run([venv_python, "-c", "import sdmod; print(sdmod.__file__)"]).stdout
     site = os.path.dirname(where.strip())
     assert not [name for name in os.listdir(site) if name.startswith("~")]
