@@ -27,6 +27,8 @@ LAYOUT = (
     (os.path.join(SHIMS_DIR, "python"), "python", None),
     (os.path.join(SHIMS_DIR, "node"), "node", None),
     (CORE_DIR, os.path.join("lib", "safedel_core"), None),
+    # find -delete answers find's own unlinkat calls through the net's filter.
+    (os.path.join(PACKAGE_DIR, "net"), os.path.join("lib", "safedel_net"), None),
     (os.path.join(SHELLS_DIR, "posix"), "posix", "sh"),
     (os.path.join(SHELLS_DIR, "zsh", "zdotdir"), "zsh", "sh"),
 )

@@ -36,6 +36,19 @@ PRUNE_WITH_DELETE = (
     b"-depth is in effect.  If you want to carry on anyway, just explicitly use the "
     b"-depth option."
 )
+# What the listing pass may meet and still match GNU: tests that look at nothing a
+# deletion earlier in the same walk changes (names, types, owners, modes), options,
+# operators, and the plain printing actions (before -delete: see _listing_is_exact).
+_STILL = frozenset(
+    b"-" + name
+    for name in (
+        b"name iname path ipath wholename iwholename regex iregex lname ilname type user"
+        b" group uid gid nouser nogroup perm inum samefile fstype context readable writable"
+        b" executable true false maxdepth mindepth depth d xdev mount noleaf regextype"
+        b" ignore_readdir_race noignore_readdir_race warn nowarn not and or a o"
+        b" print print0 fprint fprint0 delete"
+    ).split()
+) | {b"(", b")", b"!", b","}
 
 
 def expression_start(args):
@@ -88,12 +101,30 @@ def run(argv, launcher):
     if real is None:
         tool.err(b"safedel found no real find on PATH")
         return 127
+    if not _listing_is_exact(args, start, operators, deletes):
+        from . import findsync
+
+        status = findsync.run(tool, real, [b"find", *args], original_environ())
+        if status is not None:
+            return status
     status, listed = _run_listing(real, args, start, set(deletes))
     links = _Links(args, start)
     rmtrash.apply(tool, "find", _items(tool, listed, links), None, b"cannot delete")
     if b"-empty" in values and not any(arg in _OUTPUT for arg in values):
         status = _again_while_emptied(tool, real, args, start, deletes, listed, links) or status
     return 1 if tool.failed else status
+
+
+def _listing_is_exact(args, start, operators, deletes):
+    """Whether listing first and trashing after gives GNU's result: -delete's value
+    decides nothing (only `)` follows each -delete), nothing in the expression sees
+    what earlier deletions changed (a directory's -empty, times, size, link count;
+    -exec, -ls, -printf), and links are not followed below the starting points."""
+    if b"-L" in args[:start] or b"-follow" in operators.values():
+        return False
+    if any(arg not in _STILL for arg in operators.values()):
+        return False
+    return all(arg == b")" for i in deletes for arg in args[i + 1 :])
 
 
 def _again_while_emptied(tool, real, args, start, deletes, listed, links):

@@ -213,3 +213,20 @@ def pinned_tree(sandbox):
 def test_immutable_and_append_only_stay(pinned_tree, args):
     ours = pinned_tree.same(args)
     assert ours.status == 1 and b"d/imm" not in ours.gone
+
+
+def test_under_the_net_find_is_answered_by_it(sandbox):
+    """Inside safedel run the kernel allows no second listener: the launcher hands
+    find over to the net, which trashes each call; -delete's value is still find's."""
+    from safedel import net
+
+    if not net.kernel_supports()[0]:
+        pytest.skip("no seccomp user notification here")
+    require("/usr/bin/find")
+    tree(os.fsencode(sandbox.work))
+    done = sandbox.run("find", "d", "-name", "*.o", "-delete", "-print", "-o", "-name", "e")
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.splitlines()) == [b"d/b.o", b"d/e/c.o"]
+    assert not os.path.lexists(sandbox.work / "d" / "b.o")
+    assert sorted(sandbox.trashed_names()) == ["b.o", "c.o"]
+    assert {e["runtime"] for e in sandbox.report() if e["operation"] == "trash"} == {"net"}

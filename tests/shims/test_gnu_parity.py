@@ -38,9 +38,9 @@ def fresh(root):
     share = root / "home" / ".local" / "share"
     subprocess.run(["chmod", "-R", "u+rwx", str(share)], check=False)
     shutil.rmtree(share, ignore_errors=True)
-    report = root / "state" / "report.jsonl"
-    if report.exists():
-        report.unlink()
+    # The report and the bulk guard's ledger: each case starts a fresh turn.
+    for entry in (root / "state").iterdir():
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 
 def build(root, setup):
@@ -306,6 +306,48 @@ def test_find_double_dash_delete(area):
         chown(root / name)
     gnu, trashed = compare(root, home_dir, ["--", "-delete"], tool="find")
     assert gnu.returncode == 0 and trashed == ["sub"]
+
+
+# -delete's value and what follows it: find itself makes each unlinkat, answered by
+# the launcher, so the messages come in GNU's order and the output is GNU's.
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["d", "-delete", "-print"],
+        ["d", "-delete", "-o", "-print"],
+        ["d", "-type", "f", "-delete", "-printf", "gone %p\\n"],
+        ["d", "-type", "f", "-delete", "-exec", "touch", "{}", ";"],
+        ["d", "-delete", "-o", "-printf", "kept %p %n %M\\n"],
+        ["d", "e", "w", "-empty", "-delete", "-print"],
+        ["d", "!", "-delete", "-print"],
+    ],
+)
+def test_find_delete_value_and_later_actions(area, args):
+    root, home_dir = area
+    fresh(root)
+    build(root, find_tree)
+    gnu, trashed = compare(root, home_dir, args, tool="find")
+    assert gnu.returncode == 1 and trashed  # something failed, something went
+    if "touch" in args:  # re-created after the trash took them, as GNU re-creates
+        assert (root / "ours" / "d" / "ok" / "deeper" / "g").is_file()
+
+
+def test_find_delete_by_age(area):
+    """find judges a directory by the times it read before emptying it: all goes."""
+    root, home_dir = area
+    fresh(root)
+
+    def setup(base):
+        (base / "old" / "sub").mkdir(parents=True)
+        (base / "old" / "sub" / "f").write_text("x")
+        (base / "old" / "g").write_text("x")
+        for path in ("old/sub/f", "old/sub", "old/g", "old"):
+            os.utime(base / path, (1e9, 1e9))
+        chown(base / "old")
+
+    build(root, setup)
+    gnu, trashed = compare(root, home_dir, ["old", "-mmin", "+5", "-delete"], tool="find")
+    assert sorted(trashed) == ["old", "old/g", "old/sub", "old/sub/f"]
 
 
 @pytest.fixture
