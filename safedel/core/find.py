@@ -5,6 +5,9 @@ Without -delete the real find runs untouched. With it, the real find runs with e
 implies), so find itself decides what matches, in its depth-first order. The list
 is then trashed in that order as one guard batch. A directory listed after all of
 its entries becomes a single item, so `find build -delete` is one rename.
+
+That is exact only for a plain expression (_listing_is_exact). Any other runs the
+real find unchanged, its unlinkat calls answered one by one (findsync).
 """
 
 import errno
