@@ -50,6 +50,7 @@ class Target:
         "head",
         "klass",
         "reason",
+        "parent_fd",
     )
 
     def __init__(self, given, parent, name, st, slash, parent_id, dots=False):
@@ -59,6 +60,9 @@ class Target:
         self.via_link = False
         self.head = None  # the directory part as given, when it may be remembered
         self.klass = self.reason = None
+        # An open descriptor of parent, for an entry whose path is longer than the
+        # kernel takes (reached by descriptor): the trash moves it relative to it.
+        self.parent_fd = None
 
     @property
     def shown(self):

@@ -69,9 +69,10 @@ def is_mount_point(path):
     return os.path.realpath(os.fsencode(path)) in mount_points()
 
 
-def mounts_within(path):
-    """Mount points at or below the directory path (judged where the kernel resolves it)."""
-    real = os.path.realpath(os.fsencode(path))
+def mounts_within(path, real=None):
+    """Mount points at or below the directory path (judged where the kernel resolves
+    it), or at or below real, its real path when the caller knows it already."""
+    real = real or os.path.realpath(os.fsencode(path))
     prefix = real.rstrip(b"/") + b"/"
     return [m for m in mount_points() if m == real or m.startswith(prefix)]
 
@@ -125,8 +126,11 @@ def pinned(path, st):
         os.close(fd)
 
 
-def whole_tree(path, st, user, asks=False):
+def whole_tree(path, st, user, asks=False, at=None):
     """True when GNU rm -r, as user, would remove every entry of the directory path.
+
+    at: (dir_fd, name, real path) for a directory reached by descriptor, whose path
+    may be longer than the kernel takes.
 
     st is lstat(path). The root may remove anything but a mount point; everyone
     else also needs, in every non-empty directory, read, write and search
@@ -134,16 +138,17 @@ def whole_tree(path, st, user, asks=False):
     (stdin a terminal), GNU would also stop to ask about each write-protected entry,
     so the tree is whole only if it holds none.
     """
-    if mounts_within(path):
+    dir_fd, name, real = at or (None, path, None)
+    if mounts_within(path, real):
         return False
     if user.privileged:
         return True
     if asks and not user.may(st, W):
         return False
     try:
-        fd = os.open(path, _FLAGS)
+        fd = os.open(name, _FLAGS, dir_fd=dir_fd)
     except OSError:
-        return empty_despite_mode(path, st, user, None)
+        return empty_despite_mode(name, st, user, dir_fd)
     try:
         return _walk(fd, st, user, asks)
     finally:

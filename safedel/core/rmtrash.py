@@ -30,7 +30,7 @@ def apply(tool, runtime, items, opts, what=b"cannot remove"):
     kept = []
     for item in items:
         try:
-            target = deletion.judge(conf, item.path)
+            target = deletion.judge(conf, _reached(item) if item.at else item.path)
         except OSError as exc:
             tool.cannot(what, item.path, exc.errno or errno.EIO)
             continue
@@ -76,19 +76,34 @@ def _carry_out_lending_write(deletion, conf, runtime, target, item):
     The mode is put back on the directory inside the trash, or in place on failure.
     """
     lent = None
+    # An entry reached by descriptor (past PATH_MAX) is named relative to its parent.
+    name, dir_fd = (target.name, target.parent_fd) if item.at else (target.path, None)
     if target.klass == deletion.TRASH and item.is_dir and os.geteuid() != 0:
-        st = os.lstat(target.path)
+        st = os.lstat(name, dir_fd=dir_fd)
         if st.st_uid == os.geteuid() and st.st_mode & 0o300 != 0o300:
             lent = st.st_mode & 0o7777
-            os.chmod(target.path, lent | 0o300)
+            os.chmod(name, lent | 0o300, dir_fd=dir_fd)
     try:
         outcome = deletion.carry_out(conf, runtime, target)
     except BaseException:
         if lent is not None:
-            os.chmod(target.path, lent)
+            os.chmod(name, lent, dir_fd=dir_fd)
         raise
     if lent is not None and outcome.record is not None:
         os.chmod(outcome.record.trash_path, lent)
+
+
+def _reached(item):
+    """The Target of an item the walk reached by descriptor: its real path is the real
+    parent path it carries plus its name, as resolve would say if the kernel took it."""
+    from .resolve import Target
+
+    parent_fd, name, real_parent = item.at
+    parent_st = os.fstat(parent_fd)
+    st = os.lstat(name, dir_fd=parent_fd)
+    target = Target(item.path, real_parent, name, st, False, (parent_st.st_dev, parent_st.st_ino))
+    target.parent_fd = parent_fd
+    return target
 
 
 def _is_empty(path):

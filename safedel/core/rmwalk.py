@@ -36,10 +36,11 @@ class Item:
     trashed only once it is empty, as the rmdir it stands for would require.
     """
 
-    __slots__ = ("path", "is_dir", "lines", "whole")
+    __slots__ = ("path", "is_dir", "lines", "whole", "at")
 
-    def __init__(self, path, is_dir, lines, whole=True):
+    def __init__(self, path, is_dir, lines, whole=True, at=None):
         self.path, self.is_dir, self.lines, self.whole = path, is_dir, lines, whole
+        self.at = at  # (parent fd, name, real parent path) past PATH_MAX (rmdeep)
 
 
 def trim_slashes(path):
@@ -66,6 +67,15 @@ def is_empty_dir(path):
             return next(entries, None) is None
     except OSError:
         return False
+
+
+def rmdeep_too_long(path):
+    """Whether path needs the descriptor walk (rmdeep); the cheap test comes first."""
+    if len(path) < 1024:
+        return False
+    from .rmdeep import too_long
+
+    return too_long(path)
 
 
 def child_of(path, name):
@@ -256,6 +266,15 @@ class Walker:
             if self.opts.one_file_system and child_st and child_st.st_dev != top_dev:
                 self.tool.error(b"skipping " + quote(child) + b", since it's on a different device")
                 marked, complete = True, False
+                continue
+            if child_st and rmdeep_too_long(child):
+                from . import rmdeep
+
+                found = rmdeep.descend(
+                    self, path, os.fsencode(entry.name), child, top_dev, child_st, st
+                )
+                items += found[0]
+                marked, complete = marked or found[1], complete and found[2]
                 continue
             if quiet and child_st and self.whole(child, child_st, st):
                 items.append(Item(child, True, []))

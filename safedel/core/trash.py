@@ -71,7 +71,7 @@ def trash(path, trash_dir=None):
         # Judged a moment ago, but looked at again: an operand given twice, or removed
         # meanwhile, is missing now (ENOENT, as for the real tool), not a failed move.
         resolved, had_slash, path = path, False, path.shown
-        resolved.st = os.lstat(resolved.path)
+        resolved.st = _lstat_entry(resolved)
     else:
         target, had_slash = split_trailing_slash(os.fsencode(path))
         # Path= and the move both use where the kernel puts the item (`a/link/../f` is
@@ -87,7 +87,7 @@ def trash(path, trash_dir=None):
         raise TrashFailure(errno.EPERM, "refusing to trash '/'", os.fsdecode(absolute))
     if _NATIVE_TRASH:
         return _native_trash(absolute, kind_of(st.st_mode))
-    if stat.S_ISDIR(st.st_mode) and _is_mount_point(absolute, st.st_dev):
+    if stat.S_ISDIR(st.st_mode) and _is_mount_point(absolute, st.st_dev, resolved.parent_fd):
         raise TrashFailure(
             errno.EBUSY,
             f"{printable(absolute)} is a mount point and cannot be moved to a trash",
@@ -102,11 +102,21 @@ def trash(path, trash_dir=None):
         except OSError as exc:
             reason = f"cannot prepare the trash: {exc.strerror or exc}"
             raise TrashFailure(exc.errno or errno.EIO, reason, os.fsdecode(absolute)) from None
+        if resolved.parent_fd is not None:
+            target = (resolved.name, resolved.parent_fd)
         return _move(target, absolute, st, location)
 
 
-def _is_mount_point(absolute, dev):
+def _lstat_entry(target):
+    if target.parent_fd is not None:
+        return os.lstat(target.name, dir_fd=target.parent_fd)
+    return os.lstat(target.path)
+
+
+def _is_mount_point(absolute, dev, parent_fd=None):
     try:
+        if parent_fd is not None:
+            return os.fstat(parent_fd).st_dev != dev
         return os.lstat(os.path.dirname(absolute)).st_dev != dev
     except OSError:
         return False
@@ -136,7 +146,10 @@ def _move(target, absolute, st, location):
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             finally:
                 os.close(fd)
-            os.rename(target, name, dst_dir_fd=files_fd)
+            if isinstance(target, tuple):  # (name, parent descriptor): a long path
+                os.rename(target[0], name, src_dir_fd=target[1], dst_dir_fd=files_fd)
+            else:
+                os.rename(target, name, dst_dir_fd=files_fd)
         except OSError as exc:
             _discard(info_name, info_fd)
             raise _failure(exc, "cannot move it into the trash", absolute) from None

@@ -440,3 +440,82 @@ def test_an_acl_grant_counts_as_gnu_counts_it(area):
     build(root, setup)
     gnu, trashed = compare(root, home_dir, ["-rf", "d"])
     assert gnu.returncode == 0 and trashed == ["d"]
+
+
+def deep_with_a_locked_bottom(base, levels=24, width=200):
+    """deep/NNnnn.../... levels deep (past PATH_MAX), built by relative mkdir and chdir
+    steps; each level also holds a file and a small subtree, and the bottom a 555
+    directory with a file GNU cannot remove, so GNU stops part way down."""
+    start = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.chdir(base)
+        os.mkdir(b"deep")
+        os.chdir(b"deep")
+        for level in range(levels):
+            for name in (b"f", b"s", b"s/x"):
+                (os.mkdir if name.startswith(b"s") else lambda n: open(n, "wb").close())(name)
+            name = (b"%02d" % level) + b"n" * (width - 2)
+            os.mkdir(name)
+            os.chdir(name)
+        os.mkdir(b"ro")
+        open(b"ro/keep", "wb").close()
+        os.chdir(start)
+        subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", os.path.join(base, b"deep")])
+        os.chdir(base)
+        os.chdir(b"deep")
+        for level in range(levels):
+            os.chdir((b"%02d" % level) + b"n" * (width - 2))
+        os.chmod(b"ro", 0o555)
+    finally:
+        os.fchdir(start)
+        os.close(start)
+
+
+def deep_snapshot(top):
+    """{relative path} under top, walked by descriptor (paths past PATH_MAX)."""
+    found = set()
+
+    def walk(fd, prefix):
+        for entry in os.scandir(fd):
+            rel = prefix + os.fsencode(entry.name)
+            found.add(rel)
+            if entry.is_dir(follow_symlinks=False):
+                child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                try:
+                    walk(child, rel + b"/")
+                finally:
+                    os.close(child)
+
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        walk(fd, b"")
+    finally:
+        os.close(fd)
+    return found
+
+
+@pytest.mark.parametrize("args", [["-rf", "deep"], ["-rfv", "deep"]])
+def test_past_path_max_with_a_locked_bottom(area, args):
+    """The per-entry walk below PATH_MAX goes by descriptor: GNU's outcome, and the
+    trash holds exactly what GNU removed."""
+    root, home_dir = area
+    fresh(root)
+    for name in ("gnu", "ours"):
+        deep_with_a_locked_bottom(os.fsencode(root / name))
+    before = deep_snapshot(root / "gnu")
+    runs = nobody_run(root, home_dir, args, b"")
+    gnu, ours = runs["gnu"], runs["ours"]
+    assert (ours.returncode, ours.stdout, ours.stderr) == (gnu.returncode, gnu.stdout, gnu.stderr)
+    assert gnu.returncode == 1 and b"ro/keep': Permission denied" in gnu.stderr
+    after = deep_snapshot(root / "gnu")
+    assert deep_snapshot(root / "ours") == after
+    events = [json.loads(line) for line in (root / "state" / "report.jsonl").read_text().splitlines()]
+    in_trash = set()
+    for event in events:
+        assert event["operation"] == "trash"
+        rel = os.path.relpath(os.fsencode(event["path"]), os.fsencode(root / "ours"))
+        in_trash.add(rel)
+        if os.path.isdir(event["trashPath"]) and not os.path.islink(event["trashPath"]):
+            in_trash |= {rel + b"/" + inner for inner in deep_snapshot(event["trashPath"])}
+    assert in_trash == before - after
+    assert len(trash_names(root)) == len(events)
