@@ -509,7 +509,8 @@ def test_past_path_max_with_a_locked_bottom(area, args):
     assert gnu.returncode == 1 and b"ro/keep': Permission denied" in gnu.stderr
     after = deep_snapshot(root / "gnu")
     assert deep_snapshot(root / "ours") == after
-    events = [json.loads(line) for line in (root / "state" / "report.jsonl").read_text().splitlines()]
+    report = (root / "state" / "report.jsonl").read_text()
+    events = [json.loads(line) for line in report.splitlines()]
     in_trash = set()
     for event in events:
         assert event["operation"] == "trash"
