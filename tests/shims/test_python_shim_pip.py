@@ -85,7 +85,8 @@ def venv(venvs, python, sandbox, tmp_path_factory):
         else:
             os.remove(path)
     wheel = build_wheel(str(sandbox.root))
-    run([venv_python, *PIP, "install", "--no-index", "--no-compile", wheel], env=sandbox.base_env())
+    install = ("install", "--no-index", "--no-compile", "--force-reinstall")  # whatever was left
+    run([venv_python, *PIP, *install, wheel], env=sandbox.base_env())
     return venv_python, site
 
 
