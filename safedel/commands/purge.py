@@ -65,7 +65,8 @@ def purge(
     snapshots = [] if limit is not None else _kept(purging.snapshots(selection, settings.report))
     if limit is not None:
         items = purging.oldest_over(items, size_of, limit)
-    if not items and not snapshots:
+    segments = _stale_segments(settings, items)
+    if not items and not snapshots and not segments:
         typer.echo("Nothing in the trash matches.")
         return
     total = sum(size_of.get(item.file_path, 0) for item in items)
@@ -78,9 +79,14 @@ def purge(
         typer.echo(f"… and {len(items) - 20} more")
     for snapshot in snapshots:
         typer.echo(f"git snapshot {snapshot.get('ref')} in {snapshot.get('repo')}")
+    for segment in segments:
+        shown = catalog.printable(os.fsdecode(segment.path))
+        typer.echo(f"report segment past the retention  {human(segment.size):>10}  {shown}")
     summary = f"{len(items)} item{'s' if len(items) != 1 else ''}, {human(total)}"
     if snapshots:
         summary += f", {len(snapshots)} git snapshot{'s' if len(snapshots) != 1 else ''}"
+    if segments:
+        summary += f", {len(segments)} report segment{'s' if len(segments) != 1 else ''}"
     if dry_run:
         typer.echo(f"would delete {summary} for good")
         return
@@ -90,6 +96,11 @@ def purge(
         if not typer.confirm(f"Delete {summary} for good?", default=False):
             raise typer.Exit(1)
     failed = _purge_all(settings, items, size_of) + _drop_snapshots(settings, snapshots)
+    if segments:  # judged again now: an item that failed to go still holds its segment
+        listed = {segment.path for segment in segments}
+        judged = [s for s in _stale_segments(settings) if s.path in listed]
+        dropped = _drop_segments(settings, judged)
+        typer.echo(f"dropped {dropped} of {len(segments)} report segments past the retention")
     count = len(items) + len(snapshots)
     typer.echo(f"purged {count - failed} of {count} ({human(total)})")
     if failed:
@@ -119,6 +130,46 @@ def _purge_all(settings, items, size_of):
                 events = []
     append_events(settings, events)
     return failed
+
+
+def _stale_segments(settings, purged=()):
+    """Report segments past the configured retention that no restore or undo needs
+    once this purge is done (the items it purges no longer hold a segment back)."""
+    from .. import reportretention, retention
+
+    age = retention.configured().get("retention")
+    if not age:
+        return []
+    try:
+        max_age = purging.parse_age(age)
+    except ValueError as exc:
+        warn(f"retention setting ignored: {exc}")
+        return []
+    going = {item.info_path for item in purged}
+
+    def left():
+        return [item for item in catalog.items(warn=warn) if item.info_path not in going]
+
+    return reportretention.stale(settings.report, max_age, left)
+
+
+def _drop_segments(settings, segments):
+    """Each segment goes whole; one that changed since it was judged stays. A segment
+    dropped is one purge event in the current report, for the audit trail."""
+    from .. import reportretention
+
+    events = []
+    for segment in segments:
+        try:
+            dropped = reportretention.drop(segment)
+        except OSError as exc:
+            warn(f"could not drop {os.fsdecode(segment.path)}: {exc.strerror or exc}")
+            continue
+        if dropped:
+            fields = {"path": os.fsdecode(segment.path), "kind": "report", "size": segment.size}
+            events.append(core_report.event("purge", settings, "cli", **fields))
+    append_events(settings, events)
+    return len(events)
 
 
 def _kept(events):
@@ -166,3 +217,4 @@ def _retention_pass(report):
         if limit is not None:
             items = purging.oldest_over(items, size_of, limit)
         _purge_all(settings, items, size_of)
+    _drop_segments(settings, _stale_segments(settings))

@@ -325,3 +325,69 @@ def test_purge_never_deletes_into_a_mount_inside_an_item(sandbox, tmp_path):
         assert (sandbox.trash / "info" / "plain.trashinfo").exists()
     finally:
         subprocess.run(["umount", "-l", str(box / "mnt")])
+
+
+def rotate_report(sandbox, days):
+    """Move the current report aside as a segment rotated `days` ago, as an append past
+    the segment size would have (its name's rotation time and its mtime both)."""
+    then = time.time() - days * 86400
+    inode = sandbox.report_path.stat().st_ino
+    segment = sandbox.report_path.with_name(f"report.jsonl.{int(then * 1e9):019d}-{inode}")
+    sandbox.report_path.rename(segment)
+    os.utime(segment, (then, then))
+    return segment
+
+
+def test_purge_drops_report_segments_past_the_retention(sandbox):
+    """Old segments whose items are gone go; a segment still holding an undoable turn's
+    item stays, as does the current file; what is left reads without a torn line."""
+    from safedel.core import reportfiles
+
+    config = sandbox.home / ".config" / "safedel" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('retention = "30d"\n')
+
+    def turn(name, *files):
+        for file in files:
+            (sandbox.work / file).write_text(file)
+        done = safedel(sandbox, "run", "--session", "seg", "--turn", name, "--", "rm", *files)
+        assert done.returncode == 0, done.stderr
+
+    turn("t-gone", "g1", "g2")
+    assert safedel(sandbox, "purge", "--turn", "t-gone", "--yes").returncode == 0
+    gone = rotate_report(sandbox, 50)
+    turn("t-live", "l1", "l2")
+    live = rotate_report(sandbox, 45)
+    turn("t-recent", "r1")
+    recent = rotate_report(sandbox, 2)
+    turn("t-new", "n1")
+    kept = {p: p.read_bytes() for p in (live, recent, sandbox.report_path)}
+
+    dry = safedel(sandbox, "purge", "--older-than", "30d", "--dry-run")
+    assert dry.returncode == 0 and gone.name.encode() in dry.stdout, dry.stdout
+    assert live.name.encode() not in dry.stdout and gone.exists()
+
+    done = safedel(sandbox, "purge", "--older-than", "30d", "--yes")
+    assert done.returncode == 0 and b"dropped 1 of 1 report segment" in done.stdout, done.stdout
+    assert not gone.exists()
+    for path, data in kept.items():  # whole, byte for byte; the current one only grew
+        assert path.read_bytes()[: len(data)] == data
+    events = [
+        json.loads(line)
+        for path in reportfiles.all_files(sandbox.report_path)
+        for line in open(path, "rb")
+    ]
+    dropped = [e for e in events if e["operation"] == "purge" and e.get("kind") == "report"]
+    assert [e["path"] for e in dropped] == [str(gone)]
+    assert not any(e.get("turn") == "t-gone" for e in events)
+
+    # The undoable turn in the kept segment still restores; nothing warns of a torn line.
+    back = safedel(sandbox, "restore", "--turn", "t-live", "--session", "seg")
+    assert back.returncode == 0 and b"warning" not in back.stderr, back.stderr
+    assert all((sandbox.work / f).read_text() == f for f in ("l1", "l2"))
+
+    # Its items back home, that segment holds nothing to restore: the daily pass drops
+    # it, and keeps the recent segment whatever it holds.
+    assert safedel(sandbox, "purge", "--retention-pass").returncode == 0
+    assert not live.exists() and recent.read_bytes() == kept[recent]
+    assert listed(sandbox) == ["n1", "r1"]
