@@ -14,6 +14,7 @@ import typer
 from .. import approval
 from ..core import guard, settings
 from ..core.signals import take_pending
+from ..shells import turncheck
 
 app = typer.Typer(
     name="guard",
@@ -80,6 +81,7 @@ def status(
     except guard.GuardError as exc:
         _fail(f"{target.describe()}: {exc}")
     threshold = state.threshold or target.settings.threshold
+    warning = None if turn else turncheck.problem()
     if as_json:
         result = {
             "session": target.session,
@@ -92,12 +94,16 @@ def status(
             "refused": state.refused,
             "outsideWorkspaceApproved": state.outside,
         }
+        if warning:
+            result["warning"] = warning
         typer.echo(json.dumps(result, indent=2))
         return
     typer.echo(
         f"{target.describe()}: {state.granted} of {threshold} counted, {state.mode}; "
         f"{state.refused} of {state.takes} batches refused"
     )
+    if warning:
+        typer.echo(f"safedel guard: {warning}", err=True)
 
 
 @app.command()

@@ -17,7 +17,40 @@ __safedel_rotate_turn() {
 }
 
 # The substitution prints nothing; it only rotates the turn. Added once.
-case ${PS1-} in
-  *__safedel_rotate_turn*) ;;
-  *) PS1='$(__safedel_rotate_turn)'"${PS1-\$ }" ;;
-esac
+__safedel_arm() {
+  case ${PS1-} in
+    *__safedel_rotate_turn*) ;;
+    *) PS1='$(__safedel_rotate_turn)'"${PS1-\$ }" ;;
+  esac
+}
+__safedel_arm
+
+# A PS1 assigned later (further down the rc file, or typed) drops the hook, and POSIX sh
+# cannot notice an assignment. So rm, rmdir, unlink, find and safedel become functions
+# that run in this shell, put the hook back, then run what PATH finds (the launchers).
+# They only re-arm: a function in a subshell cannot know whether its line already began
+# a turn, and splitting one line into turns would let it pass the guard. safedel is
+# told (SAFEDEL_PROMPT_HOOK), so that doctor and guard status can say what happened.
+__safedel_hook=${__safedel_hook:-armed}
+__safedel_rearm() {
+  case ${PS1-} in
+    *__safedel_rotate_turn*) ;;
+    *) __safedel_hook=lost && __safedel_arm ;;
+  esac
+}
+# A function the user defined is kept (and ours, loaded before). An alias is saved,
+# removed while ours is defined (it would expand inside the definition), then restored.
+for __safedel_name in rm rmdir unlink find safedel; do
+  __safedel_alias=
+  case $(\command -v "${__safedel_name}" 2>/dev/null || :) in
+    "alias "*) __safedel_alias=$(\command alias "${__safedel_name}") ;;
+    /* | '') ;;
+    *) continue ;;
+  esac
+  [ -z "${__safedel_alias}" ] || \command unalias "${__safedel_name}"
+  __safedel_env=
+  [ "${__safedel_name}" != safedel ] || __safedel_env='SAFEDEL_PROMPT_HOOK=${__safedel_hook}'
+  eval "${__safedel_name}() { __safedel_rearm; ${__safedel_env} \\command ${__safedel_name} \"\$@\"; }"
+  [ -z "${__safedel_alias}" ] || eval "\\command alias ${__safedel_alias}"
+done
+unset __safedel_name __safedel_alias __safedel_env
