@@ -4,7 +4,8 @@
 tmpfs that no other process on the machine can see, so nothing outside (a trash-empty,
 a `restore --last` of another test run) can touch what lands in its trash dirs. SPEC is
 JSON: {"scenario", "node", "env", "script"}; the observations go to stdout as JSON and
-the calling test asserts on them.
+the calling test asserts on them, among them what trash-cli's trash-list and `safedel
+list` show on the mount (SPEC's "plain_env" is the user's environment without shims).
 """
 
 import json
@@ -13,6 +14,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from trashlisting import listings  # noqa: E402 - tests/ is not on a script's path
 
 NOBODY = 65534
 
@@ -67,6 +71,7 @@ def foreign_trash(spec, shared):
         "stdout": done.stdout,
         "uid_dir": os.path.lexists(f"{shared}/.Trash/0"),
         "own": listing(f"{shared}/.Trash-0/files"),
+        "listed": listings(shared, spec["plain_env"]),
     }
 
 
@@ -94,6 +99,7 @@ def swapped_between_items(spec, shared):
         "stdout": out,
         "theirs": [listing(f"{theirs}/files"), listing(f"{theirs}/info")],
         "fallback": listing(f"{shared}/.Trash-0/files"),
+        "listed": listings(shared, spec["plain_env"]),
     }
 
 
@@ -115,7 +121,12 @@ def race_foreign_trash(spec, shared):
     found = []
     for directory, _, files in os.walk(shared):
         found += [os.path.join(directory, f) for f in files if "item" in f]
-    return {"trials": trials, "own": listing(f"{shared}/.Trash-0/files"), "found": found}
+    return {
+        "trials": trials,
+        "own": listing(f"{shared}/.Trash-0/files"),
+        "found": found,
+        "listed": listings(shared, spec["plain_env"]),
+    }
 
 
 SCENARIOS = {f.__name__: f for f in (foreign_trash, swapped_between_items, race_foreign_trash)}

@@ -14,6 +14,7 @@ import pytest
 from conftest import require
 from node_mounts import NOBODY, attack
 from test_node_common import NODES, json_out, run_script
+from trashlisting import agreeing
 
 TWO_STEPS = r"""
 const fs = require('fs');
@@ -39,7 +40,9 @@ def in_private_mounts(sandbox, node, scenario):
     script.write_text(TWO_STEPS)
     env = sandbox.shim_env()
     env["SAFEDEL_OUTSIDE_WORKSPACE"] = "allow"  # the scenarios' mounts are no workspace
+    require("trash-list")
     spec = {"scenario": scenario, "node": require(node), "env": env}
+    spec["plain_env"] = sandbox.base_env()
     spec["script"] = str(script)
     driver = os.path.join(os.path.dirname(__file__), "node_mounts.py")
     argv = [require("unshare"), "-m", "--propagation", "private", sys.executable, driver]
@@ -53,6 +56,9 @@ def test_a_foreign_shared_trash_is_not_used(sandbox, node):
     seen = in_private_mounts(sandbox, node, "foreign_trash")
     assert seen["stdout"].strip().endswith('[null,"ENOENT"]')
     assert not seen["uid_dir"] and seen["own"] == ["a"]
+    # their .Trash holds no .Trash/0: trash-list has nothing else there to read
+    (only,) = agreeing(seen["listed"])
+    assert only.endswith("/shared/a")
 
 
 @NODES
@@ -62,6 +68,10 @@ def test_a_trash_swapped_for_a_symlink_between_items_is_not_followed(sandbox, no
     assert seen["stdout"].strip().endswith("[null,null]")
     assert seen["theirs"] == [[], []]
     assert seen["fallback"] == ["b"]
+    # trash-list reads the symlinked .Trash/0 (their empty dir), safedel skips it; a sits
+    # in the moved-away dir, no trash dir for either
+    (only,) = agreeing(seen["listed"])
+    assert only.endswith("/shared/b")
 
 
 @NODES
@@ -85,6 +95,7 @@ def test_racing_a_foreign_shared_trash_never_exposes_an_item(sandbox, node):
     assert [t for t in seen["trials"] if t[3]] == [], seen["trials"]
     assert seen["own"] == sorted(f"item{n}" for n in range(20)), seen
     assert all("/.Trash-0/" in path for path in seen["found"]), seen["found"]
+    assert sorted(os.path.basename(p) for p in agreeing(seen["listed"])) == seen["own"]
 
 
 @pytest.fixture
