@@ -110,20 +110,26 @@ def pinned(path, st):
     path (a regular file or a directory; others are not opened)."""
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
         return False
-    import fcntl
-
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
     try:
-        flags = bytearray(8)
-        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, flags)
-        return bool(int.from_bytes(flags[:4], "little") & _PINNED)
-    except OSError:
-        return False  # no such flags on this file system
+        return pinned_fd(fd)
     finally:
         os.close(fd)
+
+
+def pinned_fd(fd):
+    """pinned() for an open file or directory."""
+    import fcntl
+
+    flags = bytearray(8)
+    try:
+        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, flags)
+    except OSError:
+        return False  # no such flags on this file system
+    return bool(int.from_bytes(flags[:4], "little") & _PINNED)
 
 
 def whole_tree(path, st, user, asks=False, at=None):
@@ -132,17 +138,18 @@ def whole_tree(path, st, user, asks=False, at=None):
     at: (dir_fd, name, real path) for a directory reached by descriptor, whose path
     may be longer than the kernel takes.
 
-    st is lstat(path). The root may remove anything but a mount point; everyone
-    else also needs, in every non-empty directory, read, write and search
-    permission, and the sticky rule on each entry of a sticky directory. With asks
-    (stdin a terminal), GNU would also stop to ask about each write-protected entry,
-    so the tree is whole only if it holds none.
+    st is lstat(path). Nobody may remove a mount point, or entries of a directory
+    with chattr +i or +a (one ioctl per directory; a +i file is not looked for, that
+    would be one per file); the root may remove anything else. Everyone else also
+    needs, in every non-empty directory, read, write and search permission, and the
+    sticky rule on each entry of a sticky directory. With asks (stdin a terminal),
+    GNU would also stop to ask about each write-protected entry, so the tree is
+    whole only if it holds none.
     """
     dir_fd, name, real = at or (None, path, None)
     if mounts_within(path, real):
         return False
-    if user.privileged:
-        return True
+    asks = asks and not user.privileged  # GNU asks the root nothing here
     if asks and not user.may(st, W):
         return False
     try:
@@ -196,8 +203,10 @@ def _listing(fd, st, user, asks):
     (1 on btrfs: unknown), so once they are all found the rest of a large listing
     needs no look, unless the sticky rule asks for every entry's owner.
     """
+    if pinned_fd(fd):
+        return None  # chattr +i/+a: no entry goes, nor the directory itself
     subdirs, empty = [], True
-    sticky = st.st_mode & stat.S_ISVTX and st.st_uid != user.uid
+    sticky = st.st_mode & stat.S_ISVTX and st.st_uid != user.uid and not user.privileged
     wanted = st.st_nlink - 2 if st.st_nlink >= 2 and not (sticky or asks) else -1
     try:
         with os.scandir(fd) as entries:

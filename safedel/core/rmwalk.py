@@ -87,6 +87,7 @@ class Walker:
         self.tool, self.opts = tool, opts
         self.privileged = os.geteuid() == 0
         self._user = None
+        self._pinned_parents = {}
 
     def plan(self, operands):
         items = []
@@ -163,20 +164,33 @@ class Walker:
 
     def cannot_remove(self, path, st=None, parent_st=None):
         """Print GNU's message and return True where its unlink or rmdir would fail."""
-        if self.privileged and st is not None and not stat.S_ISDIR(st.st_mode):
-            return False
         from . import rmcheck
 
         try:
             st = st or os.lstat(path)
         except OSError:
             return False  # gone meanwhile: the trash says so
-        if self.privileged and not stat.S_ISDIR(st.st_mode):
-            return False
-        err = rmcheck.removal_errno(path, st, self.user, parent_st)
+        err = 0
+        if not (self.privileged and not stat.S_ISDIR(st.st_mode)):
+            err = rmcheck.removal_errno(path, st, self.user, parent_st)
+        if not err and (rmcheck.pinned(path, st) or self.parent_pinned(path)):
+            err = errno.EPERM  # chattr +i/+a: not even the root
         if err:
             self.tool.cannot(b"cannot remove", path, err)
         return bool(err)
+
+    def parent_pinned(self, path):
+        """Whether path's directory has chattr +i/+a (one ioctl per directory)."""
+        from . import rmcheck
+
+        head = path.rstrip(b"/")
+        parent = head[: head.rindex(b"/") + 1] if b"/" in head else b"."
+        if self._pinned_parents.get(parent) is None:
+            try:
+                self._pinned_parents[parent] = rmcheck.pinned(parent, os.stat(parent))
+            except OSError:
+                self._pinned_parents[parent] = False
+        return self._pinned_parents[parent]
 
     def prompt(self, path, is_dir, descend, empty):
         """rmprompt.prompt, imported only when GNU could ask a question at all."""
@@ -224,7 +238,7 @@ class Walker:
         """An Item; None when not asked for; False when GNU's unlink would fail (said so)."""
         if self.prompt(path, False, False, False) != OK:
             return None
-        if not self.privileged and self.cannot_remove(path, st, parent_st):
+        if self.cannot_remove(path, st, parent_st):
             return False
         return Item(path, False, [b"removed " + quote(path)] if self.opts.verbose else [])
 

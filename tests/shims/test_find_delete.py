@@ -230,3 +230,12 @@ def test_under_the_net_find_is_answered_by_it(sandbox):
     assert not os.path.lexists(sandbox.work / "d" / "b.o")
     assert sorted(sandbox.trashed_names()) == ["b.o", "c.o"]
     assert {e["runtime"] for e in sandbox.report() if e["operation"] == "trash"} == {"net"}
+
+
+@pytest.mark.parametrize("args", [["-rf", "d"], ["-rf", "d/app"], ["-rf", "d/imm"]])
+def test_rm_with_chattr_inside_as_gnu(pinned_tree, sandbox, args):
+    """chattr +i/+a inside a tree rm would otherwise move whole: GNU stops there."""
+    rm = SideBySide(sandbox, "rm")
+    ours = rm.same(args)
+    assert ours.status == 1
+    assert_trashed(sandbox, ours, rm.ours, "rm")
