@@ -117,6 +117,9 @@ def trash_one(settings, runtime, path):
             # Gone meanwhile (`rm -f x x`, a racing cleanup): the tool's own ENOENT, as
             # the real tool would meet it; nothing stayed in place, so no marker.
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), shown) from None
+        if exc.errno == errno.EPERM and _pinned(shown):
+            # chattr +i/+a: the real tool's unlink fails the same way; nothing changed.
+            raise PermissionError(errno.EPERM, os.strerror(errno.EPERM), shown) from None
         emit(FAIL_CLOSED, {"path": shown, "reason": exc.reason})
         report_refusals(settings, runtime, [shown], exc.reason)
         raise
@@ -133,6 +136,17 @@ def trash_one(settings, runtime, path):
 
     orphans.after_trash(record.trash_path, settings.state_dir)
     return record
+
+
+def _pinned(shown):
+    """Whether the entry at shown, or its directory, has chattr +i or +a."""
+    from .rmcheck import pinned
+
+    try:
+        parent = os.path.dirname(shown) or "."
+        return pinned(shown, os.lstat(shown)) or pinned(parent, os.stat(parent))
+    except OSError:
+        return False
 
 
 def delete(settings, runtime, paths, announce=None):

@@ -163,18 +163,35 @@ class Walker:
         )
 
     def cannot_remove(self, path, st=None, parent_st=None):
-        """Print GNU's message and return True where its unlink or rmdir would fail."""
-        from . import rmcheck
+        """Print GNU's message and return True where its unlink or rmdir would fail.
 
+        chattr +i/+a stops even the root. It is looked for inside a walk, where a
+        wrong guess would let a whole-directory rename take the entry along; an
+        operand of its own meets the same EPERM in its rename (a cost `rm FILE`
+        skips)."""
+        walking = parent_st is not None
+        if self.privileged and not walking and st is not None and not stat.S_ISDIR(st.st_mode):
+            return False
         try:
             st = st or os.lstat(path)
         except OSError:
             return False  # gone meanwhile: the trash says so
-        err = 0
-        if not (self.privileged and not stat.S_ISDIR(st.st_mode)):
-            err = rmcheck.removal_errno(path, st, self.user, parent_st)
-        if not err and (rmcheck.pinned(path, st) or self.parent_pinned(path)):
-            err = errno.EPERM  # chattr +i/+a: not even the root
+        is_dir = stat.S_ISDIR(st.st_mode)
+        if self.privileged and not (walking or is_dir):
+            return False
+        from . import rmcheck
+
+        err = (
+            0
+            if self.privileged and not is_dir
+            else rmcheck.removal_errno(path, st, self.user, parent_st)
+        )
+        if (
+            not err
+            and (walking or is_dir)
+            and (rmcheck.pinned(path, st) or self.parent_pinned(path))
+        ):
+            err = errno.EPERM
         if err:
             self.tool.cannot(b"cannot remove", path, err)
         return bool(err)

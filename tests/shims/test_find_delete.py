@@ -207,6 +207,9 @@ def pinned_tree(sandbox):
     yield pair
     for flag, path in made:
         subprocess.run([chattr, flag, path], check=False)
+    # Wherever a pinned entry ended up (the trash, should a rename take it along),
+    # the temporary tree must stay removable.
+    subprocess.run([chattr, "-R", "-f", "-ia", str(sandbox.root)], check=False)
 
 
 @pytest.mark.parametrize("args", [["d", "-delete"], ["d", "-name", "f", "-delete"]])
@@ -239,3 +242,24 @@ def test_rm_with_chattr_inside_as_gnu(pinned_tree, sandbox, args):
     ours = rm.same(args)
     assert ours.status == 1
     assert_trashed(sandbox, ours, rm.ours, "rm")
+
+
+def test_rm_with_a_pinned_directory_deep_inside(sandbox):
+    """The whole-tree check asks every directory's flags, as root too."""
+    chattr = require("chattr")
+    rm = SideBySide(sandbox, "rm")
+
+    def setup(base):
+        os.makedirs(os.path.join(base, b"t/a/b/app"))
+        for name in (b"t/f", b"t/a/g", b"t/a/b/app/h"):
+            open(os.path.join(base, name), "wb").close()
+        if subprocess.run([chattr, "+a", os.path.join(base, b"t/a/b/app")]).returncode:
+            pytest.skip("chattr does not work on this file system (or not as root)")
+
+    rm.build(setup)
+    try:
+        ours = rm.same(["-rf", "t"])
+        assert ours.status == 1 and sorted(ours.gone) == [b"t/a/g", b"t/f"]
+        assert_trashed(sandbox, ours, rm.ours, "rm")
+    finally:
+        subprocess.run([chattr, "-R", "-f", "-ia", str(sandbox.root)], check=False)
