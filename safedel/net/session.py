@@ -29,7 +29,9 @@ class Net:
                     f"({os.strerror(child.install_errno)}); running with the shims only"
                 )
             return child.pid
-        self._supervisor = supervisor.Supervisor(child.listener, env, self.machine)
+        self._supervisor = supervisor.Supervisor(
+            child.listener, env, self.machine, _stderr_of(file_actions)
+        )
         self._supervisor.start()
         return child.pid
 
@@ -37,6 +39,15 @@ class Net:
         if self._supervisor is not None:
             self._supervisor.stop()
             self._supervisor = None
+
+
+def _stderr_of(file_actions):
+    """A descriptor of the command's own stderr when it is not safedel's (capture mode,
+    serve's pipes): the net's markers then arrive in the stream the harness reads."""
+    for action in file_actions:
+        if action[0] == os.POSIX_SPAWN_DUP2 and action[2] == 2 and action[1] != 2:
+            return os.dup(action[1])  # the same open file, so the same offset
+    return None
 
 
 def prepare(value, environ):

@@ -11,6 +11,7 @@ import _thread
 import errno
 import os
 import select
+import sys
 import time
 
 from ..core import settings
@@ -20,8 +21,9 @@ RUNTIME = "net"
 
 
 class Supervisor:
-    def __init__(self, listener, environ, machine):
+    def __init__(self, listener, environ, machine, marker_fd=None):
         self._listener = listener
+        self._marker_fd = marker_fd  # the command's stderr, when it is not ours; owned
         self._environ = environ
         self._settings = settings.load(environ)
         self._turn_file = bool(environ.get("SAFEDEL_TURN_FILE"))
@@ -46,6 +48,8 @@ class Supervisor:
         try:
             self._serve()
         finally:
+            if self._marker_fd is not None and "safedel.core.markers" in sys.modules:
+                sys.modules["safedel.core.markers"].route(None)
             self._finished.release()
 
     def stop(self):
@@ -56,8 +60,9 @@ class Supervisor:
         os.write(self._wake_w, b"x")
         self._finished.acquire()
         self._places.close()
-        for fd in (self._wake_r, self._wake_w, self._listener):
-            os.close(fd)
+        for fd in (self._wake_r, self._wake_w, self._listener, self._marker_fd):
+            if fd is not None:
+                os.close(fd)
 
     def _serve(self):
         notify.prefer_sync_wakeup(self._listener)
@@ -126,6 +131,8 @@ class Supervisor:
         # Imported at the first judgement: `safedel run -- true` never pays for them.
         from ..core import deletion, markers, trash
 
+        if self._marker_fd is not None:
+            markers.route(self._marker_fd)  # this thread's markers: the command's stderr
         if found.removes_dir and not target.is_empty_dir(found):
             return errno.ENOTEMPTY
         reason = deletion.protected(found.path)

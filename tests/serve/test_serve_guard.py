@@ -126,3 +126,16 @@ def test_the_net_catches_a_native_rm(served, sandbox):
     assert result["trashed"], result
     restored = [n for n in sandbox.trashed_names() if n in ("native", "f", "sub")]
     assert restored
+
+
+def test_the_nets_markers_are_in_the_served_stderr(served, sandbox):
+    """A refusal by the net says so in the run's own stderr, where a shim's would be."""
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]})
+    outside = sandbox.root / "elsewhere"
+    outside.mkdir()
+    (outside / "kept.txt").write_text("kept")
+    data = {"argv": ["/bin/rm", str(outside / "kept.txt")], "cwd": str(sandbox.work)}
+    result = raw.exit_of(raw.ok("r", "RunExecutable", data)["processId"])
+    assert result["exitCode"] == 1 and (outside / "kept.txt").read_text() == "kept"
+    assert "SAFE_DELETE_OUTSIDE_WORKSPACE" in last_markers(result["stderr"]), result
