@@ -4,7 +4,8 @@ Each shell runs on a pseudo-terminal twice, from an rc file that loads the boots
 from one that does not. A round types a batch of empty commands (`:`) ahead, then a
 line that prints a mark; the time to the mark over the lines typed is the time a line
 takes, prompt hooks included. The difference between the two is the bootstrap's cost.
-Prompts are fixed strings: a prompt that runs git would time the git launcher.
+Prompts are fixed strings, except in one more fish: fish's own git prompt in a git work
+tree, whose git calls would each start the git launcher if they went through PATH's.
 """
 
 import os
@@ -12,17 +13,35 @@ import pty
 import select
 import shlex
 import signal
+import subprocess
 import time
 
 from . import rows
 from .harness import PYTHON, Sandbox, WorkloadError, interleave, tool
 
-SHELLS = ("bash", "zsh", "fish")
+SHELLS = ("bash", "zsh", "fish", "fish-git")
 LINES = 50
+NAMES = {"fish-git": "fish command line with a git prompt"}
 
 
 def subject(shell, loaded):
-    return f"{shell} command line, bootstrap {'loaded' if loaded else 'not loaded'}"
+    name = NAMES.get(shell, f"{shell} command line")
+    return f"{name}, bootstrap {'loaded' if loaded else 'not loaded'}"
+
+
+def git_work_tree(path):
+    """A work tree with a commit, a change and an untracked file, so that the git prompt
+    asks git everything it asks in a real project."""
+    os.makedirs(path, exist_ok=True)
+    git = ["git", "-C", path, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    with open(os.path.join(path, "tracked"), "w", encoding="utf-8") as handle:
+        handle.write("one\n")
+    for args in (["init", "-q"], ["add", "tracked"], ["commit", "-qm", "one"]):
+        subprocess.run([*git, *args], check=True)
+    with open(os.path.join(path, "tracked"), "a", encoding="utf-8") as handle:
+        handle.write("two\n")
+    with open(os.path.join(path, "untracked"), "w", encoding="utf-8") as handle:
+        handle.write("new\n")
 
 
 def row_list():
@@ -46,9 +65,15 @@ def rc_files(sandbox, shell, loaded):
     where = os.path.join(sandbox.home, f"{shell}-{'loaded' if loaded else 'plain'}")
     os.makedirs(where, exist_ok=True)
     env = dict(sandbox.base_env(), TERM="dumb", PS1="$ ")
-    if shell == "fish":
+    if shell.startswith("fish"):
         # fish's default prompt runs git; a fixed one keeps the row about the hooks.
         fixed = "set -g fish_greeting\nfunction fish_prompt; echo '$ '; end\n"
+        if shell == "fish-git":
+            fixed = (
+                "set -g fish_greeting\nset -g __fish_git_prompt_showdirtystate 1\n"
+                "set -g __fish_git_prompt_showuntrackedfiles 1\n"
+                "function fish_prompt; fish_git_prompt; echo '$ '; end\n"
+            )
         text = fixed + (f"{bootstrap} | source\n" if loaded else "")
         os.makedirs(os.path.join(where, "fish"), exist_ok=True)
         name = os.path.join(where, "fish", "config.fish")
@@ -116,11 +141,17 @@ def run(profile, root, shim_home):
         for shell in SHELLS:
             for loaded in (True, False):
                 name = subject(shell, loaded)
-                if tool(shell) is None:
-                    missing[name] = f"{shell} is not installed"
+                program = shell.split("-")[0]
+                if tool(program) is None:
+                    missing[name] = f"{program} is not installed"
                     continue
                 argv, env = rc_files(sandbox, shell, loaded)
-                terminals[name] = Pty(argv, env, sandbox.work)
+                cwd = sandbox.work
+                if shell == "fish-git":
+                    cwd = os.path.join(sandbox.work, "repo")
+                    if not os.path.isdir(cwd):
+                        git_work_tree(cwd)
+                terminals[name] = Pty(argv, env, cwd)
         timers = {
             name: (lambda terminal=terminal: terminal.batch(LINES))
             for name, terminal in terminals.items()

@@ -9,7 +9,7 @@ import sys
 
 from .. import __version__, environment, materialize
 from ..core.private import open_under
-from . import SHELLS, export_lines, powershell_prelude, render, shell_for_process
+from . import SHELLS, export_lines, powershell_prelude, promptgit, render, shell_for_process
 
 
 def detect_shell(environ):
@@ -47,6 +47,9 @@ def script(shell, base, home):
         placeholders["TURN_BASE"] = str(numeric_turn_base())
     if shell == "sh":
         placeholders["TURN_FILE"] = turn_file(values["SAFEDEL_STATE_DIR"], prefix)
+    if shell == "fish":
+        prompt_dir, git = promptgit.prompt_git(base, home, values["SAFEDEL_STATE_DIR"])
+        placeholders.update(PROMPT_GIT_DIR=prompt_dir, REAL_GIT=git)
     if shell == "zsh":
         # The running zsh keeps its own ZDOTDIR; the hooks hand ours to child processes.
         placeholders["ZDOTDIR"] = values.pop("ZDOTDIR")

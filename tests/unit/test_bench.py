@@ -88,8 +88,13 @@ EXPECTED = {
         "python -c pass (the interpreter safedel runs on, site included)",
     ],
     "Interactive prompt, per command line": [
-        f"{shell} command line, bootstrap {state}"
-        for shell in ("bash", "zsh", "fish")
+        f"{shell} command line{prompt}, bootstrap {state}"
+        for shell, prompt in (
+            ("bash", ""),
+            ("zsh", ""),
+            ("fish", ""),
+            ("fish", " with a git prompt"),
+        )
         for state in ("loaded", "not loaded")
     ],
     "safedel run --capture": [

@@ -26,9 +26,38 @@ function __safedel_next_turn
     set --global --export SAFEDEL_TURN "$__safedel_turn_prefix-$__safedel_turns"
 end
 
-# Defining the handler again replaces it, so sourcing twice still leaves one hook; fish
-# keeps $status across event handlers.
+# A git prompt (fish_git_prompt, starship, tide) asks git several things on every line,
+# and through PATH each call would start the git launcher's sh. So from the prompt to
+# the next command line, PATH begins with a directory whose only entry is a link to the
+# git that the launcher itself would run, as long as PATH still finds that one. Commands
+# typed on the line get safedel's PATH back before they run, so git's protections hold
+# for them; a key binding that runs git while a line is edited reaches the real git.
+set --global __safedel_prompt_git @PROMPT_GIT_DIR@
+set --global __safedel_real_git @REAL_GIT@
+set --global __safedel_launchers @SAFEDEL_HOME@/bin
+
+function __safedel_prompt_start --on-event fish_prompt
+    test -n "$__safedel_prompt_git"; or return
+    contains -- $__safedel_prompt_git $PATH; and return
+    for dir in $PATH
+        test "$dir" = "$__safedel_launchers"; and continue
+        if test -f "$dir/git" -a -x "$dir/git"
+            test "$dir/git" = "$__safedel_real_git"
+            and set --global --export PATH $__safedel_prompt_git $PATH
+            return
+        end
+    end
+end
+
+function __safedel_prompt_end
+    set --local index (contains --index -- $__safedel_prompt_git $PATH)
+    and set --erase PATH[$index]
+end
+
+# Defining the handlers again replaces them, so sourcing twice still leaves one hook;
+# fish keeps $status across event handlers.
 function __safedel_preexec --on-event fish_preexec
+    __safedel_prompt_end
     __safedel_next_turn
 end
 
