@@ -2,7 +2,9 @@
 
 The ledger is <state>/bulk-guard/<sha256(session)[:16]>/<sha256(turn)[:16]>.jsonl, one
 JSON object per line: {"op":"take","id":R,"n":N,"t":threshold,"ts":ms} asks for N
-deletions; {"op":"approve"} and {"op":"reject"} change every later take. A process
+deletions; {"op":"approve"} and {"op":"reject"} change every later take;
+{"op":"withdraw","id":R} takes back the refused take R (its batch turned out to be
+regenerable, core/regenerable.py), so the turn reads as if R had never been asked. A process
 appends its take with one O_APPEND write, then reads the ledger. The verdict for that
 take is a pure function of the lines before it, so every process (in any runtime)
 computes the same answer without a lock, and a process killed at any moment leaves at
@@ -35,6 +37,7 @@ ALLOW = "allow"
 CONFIRM = "confirmRequired"
 REJECTED = "rejected"
 APPROVE_OUTSIDE = "approveOutside"
+WITHDRAW = "withdraw"
 PRUNE_AGE = 24 * 3600
 LEDGERS = "bulk-guard"
 SIGNALS = "signals"
@@ -53,13 +56,14 @@ class GuardError(Exception):
 
 
 class Decision:
-    __slots__ = ("verdict", "count", "threshold", "state")
+    __slots__ = ("verdict", "count", "threshold", "state", "take_id")
 
-    def __init__(self, verdict, count, threshold, state):
+    def __init__(self, verdict, count, threshold, state, take_id=None):
         self.verdict = verdict
         self.count = count
         self.threshold = threshold
         self.state = state
+        self.take_id = take_id  # the ledger line this decision answered, if any
 
 
 class TurnState:
@@ -98,6 +102,11 @@ class TurnState:
             self.mode = "approved" if op == "approve" else "rejected"
         elif op == APPROVE_OUTSIDE:
             self.outside = True
+        elif op == WITHDRAW and self.refused:
+            # Only a refused take is ever withdrawn, and it granted nothing: the
+            # verdicts of later takes stay as they were.
+            self.takes -= 1
+            self.refused -= 1
         return None
 
 
@@ -274,17 +283,17 @@ def _decide(settings, fd, record, key, cursor, remember):
         if line == own:
             if remember:
                 _cursors[key] = ((info.st_dev, info.st_ino), offset, own, state.copy())
-            return Decision(verdict, state.granted, settings.threshold, state.mode)
+            return Decision(verdict, state.granted, settings.threshold, state.mode, record["id"])
         if line.endswith(own):
             return None  # glued to a torn fragment: no reader counts that line
     raise GuardError("the bulk-guard ledger lost this process's entry; run `safedel guard reset`")
 
 
-def mark(settings, op, by):
-    """Append an approve or reject line for the current turn."""
+def mark(settings, op, by, **fields):
+    """Append an approve, reject or withdraw line for the current turn."""
     fd = _open_ledger(settings)
     try:
-        _append_whole(fd, {"op": op, "by": by, "ts": int(time.time() * 1000)})
+        _append_whole(fd, {"op": op, **fields, "by": by, "ts": int(time.time() * 1000)})
     except OSError as exc:
         raise _error("write", exc) from None
     finally:

@@ -71,6 +71,9 @@ def _without_regenerable(settings, targets, decision):
     reasons = regenerable.classify(settings, targets)
     if not reasons:
         return decision
+    # The refused take is taken back, so the turn reads as if only the counted part had
+    # been asked for (a retry refused again is then the batch's one refusal).
+    guard.mark(settings, guard.WITHDRAW, "regenerable", id=decision.take_id)
     counted = len(targets) - len(reasons)
     if counted:
         retry = guard.take(settings, counted)

@@ -67,17 +67,51 @@ def turn_start(settings, environ=None):
     """When the current turn began (seconds), or None when nobody recorded it.
 
     `safedel run` and the shell hooks export it as `seconds:turn`; it holds only for
-    that turn (a turn file or a shell's next command line may have moved on).
+    that turn (a turn file or a shell's next command line may have moved on). bash's
+    prompt arithmetic writes one number instead (_bash_start). In dash and busybox sh
+    the prompt rewrites the turn file as it starts a turn: its mtime is the start.
     Otherwise the turn's first ledger line is the earliest moment known.
     """
-    raw = settings.turn_start if environ is None else environ.get(START_VARIABLE)
-    seconds, _, turn = (raw or "").partition(":")
-    if turn == settings.turn:
+    environ = os.environ if environ is None else environ
+    raw = settings.turn_start if environ is os.environ else environ.get(START_VARIABLE)
+    seconds, colon, turn = (raw or "").partition(":")
+    start = None
+    if colon and turn == settings.turn:
         try:
-            return float(seconds)
+            start = float(seconds)
         except ValueError:
             pass
-    return _first_ledger_time(settings)
+    elif not colon:
+        start = _bash_start(seconds, settings.turn)
+    if start is None:
+        start = _turn_file_start(environ.get("SAFEDEL_TURN_FILE"), settings.turn)
+    if start is None or not start > 0:  # nan, 0 or a negative clock is no start
+        return _first_ledger_time(settings)
+    return start
+
+
+def _bash_start(raw, turn):
+    """The start bash's PS0 arithmetic wrote: microseconds times 1000 plus the turn's
+    last three digits (its turns are numbers), or None when it is not for this turn."""
+    if not (raw.isascii() and raw.isdigit() and turn.isascii() and turn.isdigit()):
+        return None
+    value = int(raw)
+    if value % 1000 != int(turn) % 1000:
+        return None
+    return value // 1000 / 1e6
+
+
+def _turn_file_start(path, turn):
+    """The mtime of the turn file, when it still names this turn."""
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(4096).strip() != os.fsencode(turn):
+                return None
+            return os.fstat(handle.fileno()).st_mtime
+    except OSError:
+        return None
 
 
 def start_value(turn):

@@ -202,7 +202,7 @@ function takeOnce(settings, n) {
     start = end;
     if (line.equals(own)) {
       cursors.set(key, { file, offset, line: own, state: state.copy() });
-      return { verdict, count: state.granted, threshold: settings.threshold };
+      return { verdict, count: state.granted, threshold: settings.threshold, id };
     }
     if (line.length > own.length && line.subarray(line.length - own.length).equals(own)) {
       return null; // glued to a torn fragment: no reader counts that line
@@ -211,6 +211,30 @@ function takeOnce(settings, n) {
   throw new GuardError(
     "the bulk-guard ledger lost this process's entry; run `safedel guard reset`"
   );
+}
+
+// Take back the refused take id: its batch turned out to be regenerable, and the turn
+// should read as if it had never been asked (core/guard.py's `withdraw`). It grants
+// nothing, so no verdict changes. Like an approve line, it is written again after a
+// newline if a torn fragment swallowed it. Throws GuardError.
+function withdraw(settings, id) {
+  const record = { op: 'withdraw', id, by: 'regenerable', ts: Date.now() };
+  const line = Buffer.from(JSON.stringify(record) + '\n');
+  const fd = openLedger(settings);
+  try {
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      appendLine(fd, line);
+      // Node cannot ask where O_APPEND put it: find it (the rescue path only).
+      const data = readAt(fd, fstatSync(fd).size, 0);
+      const at = data.indexOf(line);
+      if (at === 0 || (at > 0 && data[at - 1] === 0x0a)) return;
+    }
+    throw new Error('the ledger keeps tearing lines');
+  } catch (err) {
+    throw new GuardError(`cannot write the bulk-guard ledger: ${err.message}`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 // The turn's whole ledger, read once: { state, firstTs } (firstTs: the first line's ts,
@@ -277,5 +301,6 @@ module.exports = {
   verdicts,
   parseLine,
   take,
+  withdraw,
   turnState,
 };

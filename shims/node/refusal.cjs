@@ -65,6 +65,7 @@ function authorize(settings, absolute, syscall, path, env = process.env, uncount
         return ledger.turnState(settings).firstTs;
       });
       if (why) {
+        ledger.withdraw(settings, decision.id);
         uncounted.why = why;
         return null;
       }
@@ -112,7 +113,7 @@ function askOutside(settings, absolute, env, targets) {
   const payload = {
     targets,
     targetCount: 1,
-    workspace: workspace.roots(env).map((root) => audit.fsdecode(Buffer.from(root, 'latin1'))),
+    workspace: workspace.roots(env, settings).map((root) => audit.fsdecode(Buffer.from(root, 'latin1'))),
     session: settings.session,
     turn: settings.turn,
   };

@@ -183,4 +183,4 @@ function parseOutside(raw) {
   return 'confirm';
 }
 
-module.exports = { load, warnOnce, parseThreshold };
+module.exports = { load, warnOnce, parseThreshold, configPath };

@@ -7,6 +7,7 @@
 const nativePath = require('path');
 const pathPosix = nativePath.posix;
 const { lstatSync, realpathSync } = require('./originals.cjs');
+const { openSync, readFileSync, fstatSync, closeSync } = require('./originals.cjs');
 
 const WORKSPACE = 'workspace';
 const EXEMPT = 'exempt';
@@ -43,11 +44,15 @@ function location(path, roots, exemptRoots) {
   return exempt !== null ? EXEMPT : OUTSIDE;
 }
 
+// The real path of text, as os.path.realpath resolves it: what does not exist (yet) is
+// kept as written below the part that does.
 function real(text) {
   try {
     return realpathSync(Buffer.from(text, 'latin1'), { encoding: 'buffer' }).toString('latin1');
   } catch {
-    return Buffer.from(nativePath.resolve(text)).toString('latin1');
+    const whole = pathPosix.resolve(text);
+    const parent = pathPosix.dirname(whole);
+    return parent === whole ? whole : pathPosix.join(real(parent), pathPosix.basename(whole));
   }
 }
 
@@ -58,36 +63,74 @@ function workTree(dir) {
   }
 }
 
-let cachedRoots = null;
+const collected = new Map();
 
-// What `safedel run` decided (SAFEDEL_WORKSPACE_ROOTS); elsewhere SAFEDEL_WORKSPACE, else
-// the git work tree this process started in, else that directory. (The scope files are
-// read by the Python side only: under `safedel run` both see the same roots.)
-function roots(env) {
+// Every scope's roots for a process started in start (a real latin1 path):
+// { roots: [{ path, scope }], warnings } (workspaceroots.cjs; shared test vectors).
+function scopeRoots(env, settings, start) {
+  const { collect } = require('./workspaceroots.cjs');
+  const { configPath } = require('./settings.cjs');
+  const where = { start, project: workTree(start) || start, real, configPath: configPath(env) };
+  return collect(env, { ...where, stateDir: settings.stateDir, session: settings.session });
+}
+
+// What `safedel run` decided (SAFEDEL_WORKSPACE_ROOTS); elsewhere every scope's roots
+// for the directory this process started in, once per process: a program that later
+// changes directory keeps its workspace.
+function roots(env, settings) {
   if (env.SAFEDEL_WORKSPACE_ROOTS !== undefined) {
     return env.SAFEDEL_WORKSPACE_ROOTS.split(nativePath.delimiter).filter(Boolean);
   }
-  if (cachedRoots) return cachedRoots;
   const start = real(process[START_DIR] || process.cwd());
-  const listed = (env.SAFEDEL_WORKSPACE || '').split(nativePath.delimiter).filter(Boolean);
-  cachedRoots = listed.length
-    ? listed.map((entry) => real(nativePath.resolve(start, entry)))
-    : [workTree(start) || start];
-  return cachedRoots;
+  const key = [start, env.SAFEDEL_WORKSPACE, settings.session, settings.stateDir].join('\0');
+  let found = collected.get(key);
+  if (found === undefined) {
+    const result = scopeRoots(env, settings, start);
+    result.warnings.forEach(require('./settings.cjs').warnOnce);
+    found = result.roots.map((root) => root.path);
+    if (collected.size > 64) collected.clear();
+    collected.set(key, found);
+  }
+  return found;
 }
 
 function classify(path, settings, env) {
-  return location(path, roots(env), settings.exempt.map(real));
+  return location(path, roots(env, settings), settings.exempt.map(real));
 }
 
-// When the turn began (ms), from `safedel run`'s SAFEDEL_TURN_START=seconds:turn, for
-// that turn only; else null (the caller falls back to the ledger's first line).
+// When the turn began (ms), for that turn only, as core/regenerable.py reads it:
+// SAFEDEL_TURN_START=seconds:turn (`safedel run`, zsh, fish); one number from bash's
+// prompt arithmetic, microseconds * 1000 + the turn's last three digits; else the mtime
+// of the turn file dash and busybox sh rewrite as a turn starts. null: the caller falls
+// back to the ledger's first line.
 function turnStart(settings, env) {
   const raw = env.SAFEDEL_TURN_START || '';
   const colon = raw.indexOf(':');
-  if (colon < 0 || raw.slice(colon + 1) !== settings.turn) return null;
-  const seconds = Number(raw.slice(0, colon));
-  return Number.isFinite(seconds) ? seconds * 1000 : null;
+  let ms = null;
+  if (colon >= 0) {
+    const seconds = raw.slice(0, colon).trim() === '' ? NaN : Number(raw.slice(0, colon));
+    if (raw.slice(colon + 1) === settings.turn && Number.isFinite(seconds)) ms = seconds * 1000;
+  } else if (/^[0-9]+$/.test(raw) && /^[0-9]+$/.test(settings.turn)) {
+    // Beyond 2**53: BigInt keeps every digit.
+    const value = BigInt(raw);
+    if (value % 1000n === BigInt(settings.turn) % 1000n) ms = Number(value / 1000n) / 1000;
+  }
+  if (ms === null) ms = turnFileStart(env.SAFEDEL_TURN_FILE, settings.turn);
+  return ms !== null && ms > 0 ? ms : null;
+}
+
+function turnFileStart(path, turn) {
+  if (!path) return null;
+  let fd;
+  try {
+    fd = openSync(path, 'r');
+    // Read as settings.cjs reads the turn itself.
+    return readFileSync(fd, 'utf8').trim() === turn ? fstatSync(fd).mtimeMs : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function createdSince(path, startMs) {
@@ -148,4 +191,14 @@ function regenerable(path, settings, env, ledgerStart) {
   return ignored(path, env) ? IGNORED : null;
 }
 
-module.exports = { WORKSPACE, EXEMPT, OUTSIDE, START_DIR, location, roots, classify, regenerable };
+module.exports = {
+  WORKSPACE,
+  EXEMPT,
+  OUTSIDE,
+  START_DIR,
+  location,
+  roots,
+  scopeRoots,
+  classify,
+  regenerable,
+};

@@ -1,6 +1,7 @@
 """Build-style loops under the default threshold: what the turn created and what git
 ignores is trashed uncounted; 80 tracked files are refused at the 51st."""
 
+import json
 import os
 import subprocess
 import sys
@@ -40,6 +41,16 @@ def uncounted(sandbox):
     return [e.get("why") for e in sandbox.report() if e.get("counted") is False]
 
 
+def batches(sandbox):
+    """(takes, refused) of the turn as `safedel guard status` reads its ledger: a batch
+    let through as regenerable after a refusal reads as never refused."""
+    argv = [sys.executable, "-m", "safedel", "guard", "status", "--json"]
+    argv += ["--session", sandbox.session, "--turn", sandbox.turn]
+    done = subprocess.run(argv, env=sandbox.base_env(), capture_output=True, text=True)
+    status = json.loads(done.stdout)
+    return status["takes"], status["refused"]
+
+
 def test_python_empties_an_ignored_dist(sandbox):
     root = project(sandbox, ignored=True)
     done = sandbox.run(sys.executable, "-c", LOOP, cwd=root)
@@ -47,6 +58,7 @@ def test_python_empties_an_ignored_dist(sandbox):
     assert done.stdout.split() == [b"80"] and os.listdir(root / "dist") == []
     assert len(sandbox.trashed_names()) == 80
     assert uncounted(sandbox) == ["ignored"] * 30  # the first 50 fitted the allowance
+    assert batches(sandbox) == (50, 0)
 
 
 def test_python_over_tracked_files_is_refused_at_the_51st(sandbox):
@@ -55,6 +67,7 @@ def test_python_over_tracked_files_is_refused_at_the_51st(sandbox):
     assert done.returncode == 3 and done.stdout.split() == [b"50"]
     assert len(os.listdir(root / "dist")) == 30
     assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in last_markers(done.stderr)
+    assert batches(sandbox) == (51, 1)
 
 
 def test_without_git_nothing_is_ignored_and_nothing_crashes(sandbox):
@@ -110,7 +123,9 @@ def test_node_empties_a_dist(sandbox, ignored):
         assert done.stdout.split() == [b"80"] and os.listdir(root / "dist") == []
         assert uncounted(sandbox) == ["ignored"] * 30
         assert {e["runtime"] for e in sandbox.report()} == {"node"}
+        assert batches(sandbox) == (50, 0)
     else:
         assert done.returncode == 3 and done.stdout.split() == [b"50"], done.stderr
         assert len(os.listdir(root / "dist")) == 30
         assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in last_markers(done.stderr)
+        assert batches(sandbox) == (51, 1)

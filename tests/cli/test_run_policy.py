@@ -96,7 +96,8 @@ def test_the_interactive_bootstrap_allows_outside_the_workspace(sandbox):
         check=True,
     )
     assert "export SAFEDEL_OUTSIDE_WORKSPACE='allow'" in done.stdout
-    assert "SAFEDEL_TURN_START" not in done.stdout and "SAFEDEL_HOST" not in done.stdout
+    # No fixed start or host: the shell stamps each turn's start itself.
+    assert "SAFEDEL_TURN_START='" not in done.stdout and "SAFEDEL_HOST" not in done.stdout
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('outside_workspace = "confirm"\n')

@@ -66,6 +66,8 @@ def test_ledger_verdicts(case):
         if record is not None:
             state.apply(record)
     assert (state.granted, state.mode) == (case["granted"], case["mode"])
+    if "takes" in case:  # what `safedel guard status` shows, after any withdrawn take
+        assert (state.takes, state.refused) == (case["takes"], case["refused"])
 
 
 def node_binaries():

@@ -21,9 +21,13 @@ set --global __safedel_session $SAFEDEL_SESSION
 set --global __safedel_turn_prefix @TURN_PREFIX@
 set --query __safedel_turns; or set --global __safedel_turns 0
 
+# SAFEDEL_TURN_START says when the turn began, so that what a command line made itself
+# is not counted by the bulk guard: `seconds:turn`. fish has no clock of its own; where
+# date(1) cannot print nanoseconds the value is no number and the shims ignore it.
 function __safedel_next_turn
     set --global __safedel_turns (math $__safedel_turns + 1)
     set --global --export SAFEDEL_TURN "$__safedel_turn_prefix-$__safedel_turns"
+    set --global --export SAFEDEL_TURN_START (command date +%s.%N 2>/dev/null):$SAFEDEL_TURN
 end
 
 # A git prompt (fish_git_prompt, starship, tide) asks git several things on every line,

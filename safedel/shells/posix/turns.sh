@@ -2,6 +2,7 @@
 # hook, but they expand $(...) in PS1 before each prompt. That runs in a subshell, which
 # cannot set a variable here, so the turn lives in SAFEDEL_TURN_FILE (which the shims
 # read before SAFEDEL_TURN) as PREFIX-N, and the prompt moves it on to PREFIX-(N+1).
+# Rewriting it also stamps the turn's start: the shims take the file's mtime for it.
 # Sourced by the sh bootstrap, and by env.sh for interactive sh started under it.
 
 __safedel_rotate_turn() {

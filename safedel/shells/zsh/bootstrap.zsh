@@ -27,9 +27,19 @@ fi
 
 # The hooks always return 0: zsh hands $? and $pipestatus back by itself after them, and
 # a non-zero return would close a shell whose rc set ERR_EXIT.
+# SAFEDEL_TURN_START says when the turn began, so that what a command line made itself
+# is not counted by the bulk guard: `seconds:turn`, from zsh/datetime's clock. Without
+# that module it is left unset.
+\builtin zmodload -F zsh/datetime p:EPOCHREALTIME 2>/dev/null || :
+
 __safedel_preexec() {
   __safedel_turns+=1
   typeset -gx SAFEDEL_TURN="${__safedel_turn_prefix}-${__safedel_turns}"
+  if [[ -n ${EPOCHREALTIME-} ]]; then
+    typeset -gx SAFEDEL_TURN_START="${EPOCHREALTIME/,/.}:${SAFEDEL_TURN}"
+  else
+    \builtin unset SAFEDEL_TURN_START
+  fi
   typeset -gx ZDOTDIR=@ZDOTDIR@
   \builtin return 0
 }
