@@ -24,8 +24,9 @@ classify() is the single place that decides a target's location class.
 
 import errno
 import os
+import sys
 
-from . import policy, realdelete, regenerable, report, resolve, trash, workspace
+from . import policy, realdelete, report, resolve, trash, workspace
 from .guardstage import Refused, authorize, report_refusals
 from .markers import FAIL_CLOSED, emit
 from .outcome import DeletionError, Outcome
@@ -124,7 +125,9 @@ def trash_one(settings, runtime, path):
         report_refusals(settings, runtime, [shown], exc.reason)
         raise
     fields = record.as_event()
-    why = regenerable.uncounted.pop(absolute(path), None)
+    # Set aside by the guard stage, which imports regenerable only when it needs it.
+    regenerable = sys.modules.get(__name__.rpartition(".")[0] + ".regenerable")
+    why = regenerable.uncounted.pop(absolute(path), None) if regenerable else None
     if why is not None:
         fields.update(counted=False, why=why)
     try:

@@ -19,36 +19,44 @@ _PACKAGE = __name__.rpartition(".")[0]
 
 
 def write_bundle(core_dir, target, origin_dir):
-    """Compile every module of core_dir into one marshal file at target.
+    """Compile every module of core_dir into one file at target.
 
     origin_dir is where the sources will be found once installed, so tracebacks
-    name real files.
+    name real files. The layout is MAGIC, the index's length (4 bytes), the index
+    (marshal: {module: (offset, length)}), then each module's marshalled code: a
+    launcher unmarshals only the modules it imports. Docstrings are left out
+    (optimize=2; core has no assert): they are most of the bytes, and only people
+    reading the source need them.
     """
     import marshal
     from importlib.util import MAGIC_NUMBER
 
-    codes = {}
+    index, blobs, offset = {}, [], 0
     for name in sorted(os.listdir(core_dir)):
         if not name.endswith(".py"):
             continue
         with open(os.path.join(core_dir, name), "rb") as handle:
             source = handle.read()
-        code = compile(source, os.path.join(origin_dir, name), "exec", dont_inherit=True)
-        module = "" if name == "__init__.py" else name[:-3]
-        codes[module] = marshal.dumps(code)
+        path = os.path.join(origin_dir, name)
+        code = marshal.dumps(compile(source, path, "exec", dont_inherit=True, optimize=2))
+        index["" if name == "__init__.py" else name[:-3]] = (offset, len(code))
+        blobs.append(code)
+        offset += len(code)
+    header = marshal.dumps(index)
     with open(target, "wb") as handle:
-        handle.write(MAGIC_NUMBER + marshal.dumps(codes))
+        handle.write(MAGIC_NUMBER + len(header).to_bytes(4, "little") + header)
+        handle.write(b"".join(blobs))
 
 
 class _BundleFinder:
     """A meta path finder and loader for this package's modules, from the bundle."""
 
-    def __init__(self, codes, origin_dir):
-        self.codes, self.origin_dir = codes, origin_dir
+    def __init__(self, data, base, index, origin_dir):
+        self.data, self.base, self.index, self.origin_dir = data, base, index, origin_dir
 
     def find_spec(self, name, path=None, target=None):
         package, _, module = name.rpartition(".")
-        if package != _PACKAGE or module not in self.codes:
+        if package != _PACKAGE or module not in self.index:
             return None
         from _frozen_importlib import ModuleSpec
 
@@ -62,22 +70,28 @@ class _BundleFinder:
     def exec_module(self, module):
         from marshal import loads
 
-        exec(loads(self.codes[module.__name__.rpartition(".")[2]]), module.__dict__)
+        offset, length = self.index[module.__name__.rpartition(".")[2]]
+        start = self.base + offset
+        exec(loads(memoryview(self.data)[start : start + length]), module.__dict__)
 
 
 def use_bundle():
     """Serve the rest of the engine's imports from the bundle beside this package."""
     here = os.path.dirname(__file__)
     try:
-        with open(os.path.join(os.path.dirname(here), BUNDLE), "rb") as handle:
-            data = handle.read()
+        with open(os.path.join(os.path.dirname(here), BUNDLE), "rb", buffering=0) as handle:
+            data = handle.readall()
     except OSError:
         return
     from _frozen_importlib_external import MAGIC_NUMBER
     from marshal import loads
 
-    if data[: len(MAGIC_NUMBER)] == MAGIC_NUMBER:
-        sys.meta_path.insert(0, _BundleFinder(loads(data[len(MAGIC_NUMBER) :]), here))
+    magic = len(MAGIC_NUMBER)
+    if data[:magic] != MAGIC_NUMBER or len(data) < magic + 4:
+        return
+    size = int.from_bytes(data[magic : magic + 4], "little")
+    index = loads(data[magic + 4 : magic + 4 + size])
+    sys.meta_path.insert(0, _BundleFinder(data, magic + 4 + size, index, here))
 
 
 def _is_launcher_dir(directory, own_dir):

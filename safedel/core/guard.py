@@ -20,18 +20,19 @@ newline having ended the fragment, writes a new take on a fresh line.
 import errno
 import os
 import stat
+import sys
 import time
 
 from . import jsonl
 from .private import EXCLUSIVE, Held, open_dir
 
 try:  # the bare C hash: hashlib would load OpenSSL, a large cost for one digest
-    from _sha2 import sha256 as _sha256
-except ImportError:
-    try:
+    if sys.version_info >= (3, 12):  # its module's name, so no failed search first
+        from _sha2 import sha256 as _sha256
+    else:
         from _sha256 import sha256 as _sha256
-    except ImportError:
-        from hashlib import sha256 as _sha256
+except ImportError:
+    from hashlib import sha256 as _sha256
 
 ALLOW = "allow"
 CONFIRM = "confirmRequired"
@@ -123,9 +124,34 @@ def _error(action, exc):
     return GuardError(f"cannot {action} the bulk-guard ledger: {exc.strerror or exc}")
 
 
+def _take_line(line):
+    """The record on a take line exactly as take() writes it, or None for any other
+    shape (then the JSON parser decides). Every rm call reads its turn's ledger from
+    the start, so these lines are read many times over."""
+    if not (line.startswith(b'{"op":"take","id":"') and line.endswith(b"}\n")):
+        return None
+    fields = line[19:-2].split(b",")  # id", "n":N, "t":T, "ts":MS
+    if len(fields) != 4:
+        return None
+    ident, n, t, ts = fields
+    if not (ident.endswith(b'"') and ident[:-1].replace(b".", b"").isalnum()):
+        return None  # isalnum is ASCII letters and digits only, for bytes
+    if not (n.startswith(b'"n":') and t.startswith(b'"t":') and ts.startswith(b'"ts":')):
+        return None
+    numbers = (n[4:], t[4:], ts[5:])
+    if not all(v.isdigit() and (v == b"0" or v[:1] != b"0") for v in numbers):
+        return None
+    n, t, ts = map(int, numbers)
+    return {"op": "take", "id": ident[:-1].decode("ascii"), "n": n, "t": t, "ts": ts}
+
+
 def parse_line(line):
     """The record on one ledger line, or None for anything that is not a whole record
     (a torn fragment, a blank line): such a line was never granted, and is skipped."""
+    if isinstance(line, bytes):
+        record = _take_line(line)
+        if record is not None:
+            return record if record["t"] > 0 else None
     try:
         record = jsonl.loads(line)
         # Unknown ops are kept (and ignored) so an older reader survives a newer writer.

@@ -3,9 +3,8 @@ or refuse it whole (marker, signal file, `refuse` events) with Refused."""
 
 import errno
 
-from . import guard, markers, outside, prompt, regenerable, report
+from . import guard, markers, outside, prompt, report
 from .outcome import DeletionError
-from .signals import write_signal
 
 
 class Refused(DeletionError):
@@ -58,6 +57,8 @@ def authorize(settings, runtime, paths, announce=None):
         if announce:
             announce(reason)
         markers.emit(markers.GUARD_ERROR, {"message": str(exc)})
+        from .signals import write_signal
+
         write_signal(settings, "guardError", {"message": str(exc)})
         report_refusals(settings, runtime, targets, reason)
         raise Refused(reason, targets[0] if len(targets) == 1 else None) from None
@@ -68,6 +69,8 @@ def authorize(settings, runtime, paths, announce=None):
 def _without_regenerable(settings, targets, decision):
     """The decision once the batch's regenerable targets are left uncounted: they are
     looked for only now, when the batch would otherwise be refused."""
+    from . import regenerable  # only for a batch the guard would refuse
+
     reasons = regenerable.classify(settings, targets)
     if not reasons:
         return decision
@@ -112,6 +115,8 @@ def _refuse(settings, runtime, decision, targets, announce):
         announce(reason)
     payload = _payload(settings, decision, targets)
     markers.emit(kind, payload)
+    from .signals import write_signal
+
     write_signal(settings, decision.verdict, payload)
     report_refusals(settings, runtime, targets, reason)
     raise Refused(reason, targets[0] if len(targets) == 1 else None)

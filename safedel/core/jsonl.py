@@ -7,19 +7,43 @@ strings, numbers, booleans, null and lists of strings, and anything else goes to
 `json` after all.
 """
 
-try:
-    from _json import encode_basestring_ascii as _quote
-    from _json import scanstring as _scanstring
-except ImportError:  # an interpreter without the C accelerator
-    _quote = _scanstring = None
+_helpers = []  # [(quote, scanstring)] once a string needs escaping: see _c()
+
+
+def _c():
+    """CPython's escaping and unescaping helpers, loaded at the first string that needs
+    them: most records are plain ASCII, and loading _json costs a launcher a dlopen."""
+    if not _helpers:
+        try:
+            from _json import encode_basestring_ascii, scanstring
+        except ImportError:  # an interpreter without the C accelerator
+            from json.decoder import py_scanstring as scanstring
+            from json.encoder import py_encode_basestring_ascii as encode_basestring_ascii
+        _helpers.append((encode_basestring_ascii, scanstring))
+    return _helpers[0]
+
+
+def _quote(text):
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return '"' + text + '"'
+    return _c()[0](text)
+
+
+def _scanstring(text, index, strict=True):
+    """(the string that starts after the quote at index - 1, the index past its end)."""
+    end = text.find('"', index)
+    if end >= 0:
+        chunk = text[index:end]
+        if "\\" not in chunk and chunk.isprintable():
+            return chunk, end + 1
+    return _c()[1](text, index, strict)
+
 
 _SCALARS = {"true": True, "false": False, "null": None}
 
 
 def dumps(value):
     """ASCII-only, no spaces: a hostile name can never end or fake a line."""
-    if _quote is None:
-        return _slow_dumps(value)
     return _dump(value)
 
 
@@ -48,14 +72,13 @@ def loads(text):
     """Parse one JSON value; flat objects take the fast path. Raises ValueError."""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8")
-    if _scanstring is not None:
-        stripped = text.strip()
-        try:
-            value, end = _parse(stripped, 0)
-            if end == len(stripped):
-                return value
-        except (ValueError, IndexError, _Unsupported):
-            pass
+    stripped = text.strip()
+    try:
+        value, end = _parse(stripped, 0)
+        if end == len(stripped):
+            return value
+    except (ValueError, IndexError, _Unsupported):
+        pass
     import json
 
     return json.loads(text)

@@ -9,9 +9,8 @@ listed, and `safedel restore --orphan NAME --to PATH` can put it back.
 
 import os
 import time
-import zlib
 
-from . import trashinfo, trashlist
+from . import trashinfo
 
 GRACE_SECONDS = 600
 SWEEP_EVERY_SECONDS = 3600
@@ -63,6 +62,8 @@ def repair(root, now=None):
 
 def repair_all(now=None):
     """repair() on every trash dir safedel can see: [(root, removed, lonely)]."""
+    from . import trashlist
+
     return [(root, *repair(root, now)) for root in trashlist.visible_trash_dirs()]
 
 
@@ -70,7 +71,7 @@ def sweep_if_due(root, state_dir, now=None):
     """repair(root) at most once an hour per trash dir (a stamp under the state dir)."""
     now = time.time() if now is None else now
     stamp_dir = os.path.join(os.fsencode(state_dir), b"orphan-sweeps")
-    stamp = os.path.join(stamp_dir, b"%08x" % zlib.crc32(root))
+    stamp = os.path.join(stamp_dir, b"%08x" % _fnv1a(root))
     try:
         if now - os.stat(stamp).st_mtime < SWEEP_EVERY_SECONDS:
             return
@@ -84,6 +85,14 @@ def sweep_if_due(root, state_dir, now=None):
     except OSError:
         return
     repair(root, now)
+
+
+def _fnv1a(data):
+    """A 32-bit name for a trash dir's stamp: after every trash, so no zlib to load."""
+    value = 0x811C9DC5
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value
 
 
 _swept = set()

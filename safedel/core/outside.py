@@ -11,7 +11,6 @@ import os
 
 from . import guard, markers, prompt, workspace
 from .printable import printable
-from .signals import write_signal
 
 KIND = "outsideWorkspace"
 QUESTION = "Allow deletions outside the workspace for the rest of this turn? [y/N] "
@@ -70,5 +69,7 @@ def check(settings, targets, refuse):
         )
     )
     markers.emit(markers.OUTSIDE_WORKSPACE, payload)
+    from .signals import write_signal  # only on a refusal
+
     write_signal(settings, KIND, payload)
     refuse(reason)

@@ -26,15 +26,14 @@ class Untrusted(OSError):
 
 def why_untrusted(st, path):
     """Why a directory with lstat st cannot be one of our trash dirs, or None."""
-    shown = printable(path)
     if stat.S_ISLNK(st.st_mode):
-        return f"{shown} is a symlink"
+        return f"{printable(path)} is a symlink"
     if not stat.S_ISDIR(st.st_mode):
-        return f"{shown} is not a directory"
+        return f"{printable(path)} is not a directory"
     if st.st_uid != os.getuid():
-        return f"{shown} belongs to another user (uid {st.st_uid})"
+        return f"{printable(path)} belongs to another user (uid {st.st_uid})"
     if st.st_mode & 0o022:
-        return f"{shown} is writable by other users"
+        return f"{printable(path)} is writable by other users"
     return None
 
 
