@@ -28,7 +28,6 @@ import sys
 
 from . import policy, realdelete, report, resolve, trash, workspace
 from .guardstage import Refused, authorize, report_refusals
-from .markers import FAIL_CLOSED, emit
 from .outcome import DeletionError, Outcome
 from .settings import warn_once
 
@@ -77,6 +76,8 @@ def refuse(settings, runtime, target, announce=None):
     """Signal a protected target (marker, `refuse` event); return the error to raise."""
     if announce:
         announce(target.reason)
+    from .markers import FAIL_CLOSED, emit  # only on a refusal
+
     emit(FAIL_CLOSED, {"path": target.shown, "reason": target.reason})
     report_refusals(settings, runtime, [target.shown], target.reason)
     return DeletionError(errno.EPERM, target.reason, target.shown)
@@ -121,6 +122,8 @@ def trash_one(settings, runtime, path):
         if exc.errno == errno.EPERM and _pinned(shown):
             # chattr +i/+a: the real tool's unlink fails the same way; nothing changed.
             raise PermissionError(errno.EPERM, os.strerror(errno.EPERM), shown) from None
+        from .markers import FAIL_CLOSED, emit
+
         emit(FAIL_CLOSED, {"path": shown, "reason": exc.reason})
         report_refusals(settings, runtime, [shown], exc.reason)
         raise

@@ -3,7 +3,7 @@ or refuse it whole (marker, signal file, `refuse` events) with Refused."""
 
 import errno
 
-from . import guard, markers, outside, prompt, report
+from . import guard, outside, report
 from .outcome import DeletionError
 
 
@@ -47,8 +47,8 @@ def authorize(settings, runtime, paths, announce=None):
         decision = guard.take(settings, len(targets))
         if decision.verdict != guard.ALLOW:
             decision = _without_regenerable(settings, targets, decision)
-        if decision.verdict == guard.CONFIRM and prompt.can_prompt(settings):
-            answer = prompt.ask(_payload(settings, decision, targets))
+        if decision.verdict == guard.CONFIRM and _prompt().can_prompt(settings):
+            answer = _prompt().ask(_payload(settings, decision, targets))
             if answer is not None:
                 guard.mark(settings, "approve" if answer else "reject", "prompt")
                 decision = guard.take(settings, len(targets))
@@ -56,6 +56,8 @@ def authorize(settings, runtime, paths, announce=None):
         reason = f"the bulk guard failed, so nothing was deleted: {exc}"
         if announce:
             announce(reason)
+        from . import markers
+
         markers.emit(markers.GUARD_ERROR, {"message": str(exc)})
         from .signals import write_signal
 
@@ -64,6 +66,12 @@ def authorize(settings, runtime, paths, announce=None):
         raise Refused(reason, targets[0] if len(targets) == 1 else None) from None
     if decision.verdict != guard.ALLOW:
         _refuse(settings, runtime, decision, targets, announce)
+
+
+def _prompt():
+    from . import prompt  # only for a batch the guard holds back
+
+    return prompt
 
 
 def _without_regenerable(settings, targets, decision):
@@ -89,6 +97,8 @@ def _without_regenerable(settings, targets, decision):
 
 
 def _payload(settings, decision, targets):
+    from . import markers
+
     return {
         "count": decision.count,
         "threshold": decision.threshold,
@@ -101,6 +111,8 @@ def _payload(settings, decision, targets):
 
 
 def _refuse(settings, runtime, decision, targets, announce):
+    from . import markers
+
     if decision.verdict == guard.REJECTED:
         kind = markers.REJECTED
         reason = "bulk guard: this turn's bulk deletion was rejected; nothing was deleted"

@@ -9,7 +9,7 @@ question instead. With "allow" (the interactive shells' default) it is trashed.
 
 import os
 
-from . import guard, markers, prompt, workspace
+from . import guard, workspace
 from .printable import printable
 
 KIND = "outsideWorkspace"
@@ -28,6 +28,8 @@ def outside(targets, roots):
 
 
 def describe(payload):
+    from . import prompt
+
     lines = [f"safedel: this would trash {payload['targetCount']} item(s) outside the workspace:"]
     lines += [f"  {t!r}" for t in payload["targets"][: prompt.SHOWN_TARGETS]]
     if payload["targetCount"] > prompt.SHOWN_TARGETS:
@@ -47,6 +49,8 @@ def check(settings, targets, refuse):
         return
     if guard.status(settings.state_dir, settings.session, settings.turn).outside:
         return
+    from . import markers, prompt  # only for targets outside the workspace
+
     payload = {
         "targets": found[: markers.MAX_TARGETS],
         "targetCount": len(found),
