@@ -37,17 +37,30 @@ if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)) && \builtin shopt -q pro
   esac
 else
   # No PS0 (bash before 4.4), or prompts are not expanded: a PROMPT_COMMAND entry of
-  # its own, after the user's, so that their prompt code still sees PIPESTATUS.
+  # its own, after the user's, so that their prompt code still sees PIPESTATUS. With
+  # prompt expansion, arithmetic in PS1 is a second hook, so that prompt code assigning
+  # either variable later leaves the other: the entry steps the turn and marks it
+  # stepped, the expansion clears the mark, or steps itself when nothing did. Whichever
+  # runs first at a prompt, the turn moves on once (twice at the very first prompt).
+  # The PS1 hook exists only before 4.4, where there is no clock to stamp the start.
+  __safedel_stepped=${__safedel_stepped-0}
   __safedel_prompt_hook() {
     SAFEDEL_TURN=$((SAFEDEL_TURN + 1))
     if [[ -n ${EPOCHREALTIME-} ]]; then
       SAFEDEL_TURN_START=${EPOCHREALTIME/,/.}:${SAFEDEL_TURN}
     fi
+    __safedel_stepped=1
   }
   case ${PROMPT_COMMAND[*]-} in
     *__safedel_prompt_hook*) ;;
     *) PROMPT_COMMAND=${PROMPT_COMMAND:+${PROMPT_COMMAND}$'\n'}__safedel_prompt_hook ;;
   esac
+  if \builtin shopt -q promptvars; then
+    case ${PS1-} in
+      *__safedel_turn_step*) ;;
+      *) PS1='${__safedel_turn_step[__safedel_stepped ? (__safedel_stepped = 0) : (SAFEDEL_TURN += 1)]-}'${PS1-} ;;
+    esac
+  fi
 fi
 
 if ! \builtin shopt -qo posix; then
