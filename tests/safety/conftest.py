@@ -7,10 +7,31 @@ import sys
 import tempfile
 
 import pytest
+import trashlisting
 from conftest import IN_CI, require
 
 NOBODY = 65534
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "trash_list_hangs: the test plants an info file trash-list would block on"
+    )
+
+
+@pytest.fixture(autouse=True)
+def trash_list_agrees(request):
+    """After each test here that used a sandbox, trash-cli's trash-list and `safedel
+    list` show the same items, with the same dates, from its home trash."""
+    hangs = request.node.get_closest_marker("trash_list_hangs")
+    sandbox = None
+    if "sandbox" in request.fixturenames and not hangs:
+        sandbox = request.getfixturevalue("sandbox")
+    yield
+    if sandbox is not None and (sandbox.trash / "info").is_dir():
+        require("trash-list")
+        trashlisting.agreeing(trashlisting.listings(str(sandbox.root), env=sandbox.base_env()))
 
 
 def need_root():

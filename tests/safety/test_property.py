@@ -3,8 +3,9 @@ outside the exempt root is afterwards in place or in the trash, byte for byte, a
 nothing outside what the operands really name changes.
 
 Random trees of dirs, files and symlinks (relative and absolute, pointing in and out
-of the exempt root) are deleted through rm, find and the Python shim, with operands
-that end in slashes and walk through links and `..`.
+of the exempt root) are deleted through every front end (rm, find, unlink and rmdir,
+the Python and the Node shims, the PowerShell helper), with operands that end in
+slashes and walk through links and `..`.
 """
 
 import itertools
@@ -13,7 +14,9 @@ import shutil
 import subprocess
 import sys
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from conftest import require
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from safedel import catalog
@@ -34,6 +37,15 @@ for op in sys.argv[1:]:
     except OSError:
         pass
 """
+NODE_DELETE = """
+const fs = require('fs');
+for (const op of process.argv.slice(1)) {
+  try { fs.rmSync(op, { recursive: true, force: true }); } catch {}
+}
+"""
+# GNU unlink takes files and links, rmdir empty directories: each operand gets both.
+ONE_BY_ONE = 'for op; do unlink -- "$op" || rmdir -- "$op"; done'
+FRONT_ENDS = ["rm", "find", "unlink/rmdir", "python", "node", "powershell"]
 
 # Every spot holds a link (absolute or relative); hypothesis picks where each leads.
 links = st.fixed_dictionaries(
@@ -104,15 +116,26 @@ def snapshot_one(path):
 
 
 @settings(
-    max_examples=30,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
     link_spec=links,
     operands=st.lists(operand, min_size=1, max_size=3),
-    front_end=st.sampled_from(["rm", "find", "python"]),
 )
+# One case every front end can act on (files and a link, through links), so each is
+# seen trashing from the workspace whatever hypothesis draws besides.
+@example(
+    link_spec={
+        "tmp/l1": ("work/a", True),
+        "tmp/c/l2": ("work/a/b", False),
+        "work/l3": ("work", False),
+        "work/a/l4": ("tmp/c", True),
+    },
+    operands=[("tmp/l1", ["f1"], False), ("tmp/c/l2", ["f6"], False), ("work/l3", [], False)],
+)
+@pytest.mark.parametrize("front_end", FRONT_ENDS)  # each gets its own examples
 def test_nothing_outside_the_exempt_root_is_lost(sandbox, link_spec, operands, front_end):
     root = sandbox.root / f"ex{next(counter)}"
     build(root, link_spec)
@@ -129,8 +152,14 @@ def test_nothing_outside_the_exempt_root_is_lost(sandbox, link_spec, operands, f
     argv = {
         "rm": ["rm", "-rf", "--", *ops],
         "find": ["find", *ops, "-delete"],
+        "unlink/rmdir": ["sh", "-c", ONE_BY_ONE, "sh", *ops],
         "python": [sys.executable, "-c", PYTHON_DELETE, *ops],
+        "node": [require("node"), "-e", NODE_DELETE, *ops],
+        # what the PowerShell prelude runs once Remove-Item has its literal paths
+        "powershell": [sys.executable, "-E", "-m", "safedel.shells.trash_helper"],
     }[front_end]
+    if front_end == "powershell":
+        argv += ["--recurse", "--", *ops]
     subprocess.run(argv, cwd=str(root), env=env, capture_output=True, timeout=60)
     after = snapshot(work)
     trashed = in_trash(sandbox.trash)

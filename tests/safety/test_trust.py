@@ -235,6 +235,7 @@ def test_a_path_that_escapes_is_shown_invalid_and_never_restored(sandbox, path_f
     assert (sandbox.trash / "files" / "planted").exists()
 
 
+@pytest.mark.trash_list_hangs  # trash-cli 0.17 reads a FIFO info file and waits forever
 def test_a_fifo_info_file_never_hangs_list_or_restore(sandbox):
     info = sandbox.trash / "info"
     info.mkdir(parents=True)
