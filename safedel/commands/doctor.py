@@ -71,11 +71,11 @@ def checks():
     from ..entry import caller_active as active
 
     yield "this shell", True, "protected" if active else "not protected (no bootstrap, no run)"
-    if os.environ.get("SAFEDEL_TURN_FILE"):
-        from ..shells import turncheck
+    from ..shells import turncheck
 
-        why = turncheck.problem()
-        yield "turns (sh prompt)", why is None, why or "each command line is a turn of its own"
+    why = turncheck.problem()
+    if why or os.environ.get("SAFEDEL_TURN_FILE"):
+        yield "turns at the prompt", why is None, why or "each command line is a turn of its own"
 
 
 def doctor(

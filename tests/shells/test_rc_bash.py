@@ -5,7 +5,7 @@ import os
 
 import pytest
 from conftest import require
-from rcshell import bootstrap, enter, environment, interrupt, noise, open_shell, read
+from rcshell import SAFEDEL, bootstrap, enter, environment, interrupt, noise, open_shell, read
 
 from safedel import environment as contract
 
@@ -221,3 +221,21 @@ def test_sh_bootstrap_in_profile_survives_ps1_set_in_the_env_file(sandbox, shell
     finally:
         terminal.close()
     assert_one_turn_a_line([read(sandbox, f"turn{index}.txt") for index in range(3)])
+
+
+def test_guard_status_says_when_both_old_bash_hooks_were_assigned_away(sandbox):
+    """Without prompt expansion (as in bash before 4.4, whose PS1 hook a theme would
+    replace too), PROMPT_COMMAND assigned after the line leaves no hook at all."""
+    before = "shopt -u promptvars\n"
+    files = bash_rc(before, after="PROMPT_COMMAND='true'\n")
+    terminal = open_shell(sandbox, ["bash", "-i"], files)
+    try:
+        seen = turns(terminal, sandbox, lines=2)
+        terminal.run(f"{SAFEDEL} guard status 2> warning.txt")
+    finally:
+        terminal.close()
+    assert seen[0] == seen[1]
+    assert read(sandbox, "warning.txt") == (
+        "safedel guard: turns are not rotating in this shell: PROMPT_COMMAND and PS1 "
+        "were replaced after the bootstrap; put the line last in your rc"
+    )

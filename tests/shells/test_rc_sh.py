@@ -73,8 +73,8 @@ def test_doctor_and_guard_status_say_the_hook_was_gone(sandbox, key):
         "turns were not rotating in this shell: PS1 was replaced after the bootstrap"
     )
     rows = {row["check"]: row for row in json.loads(read(sandbox, "doctor.json"))}
-    assert rows["turns (sh prompt)"]["ok"] is False
-    assert "PS1 was replaced" in rows["turns (sh prompt)"]["detail"]
+    assert rows["turns at the prompt"]["ok"] is False
+    assert "PS1 was replaced" in rows["turns at the prompt"]["detail"]
     # safedel put the hook back: the lines after it rotate.
     assert read(sandbox, "one.txt") != read(sandbox, "two.txt")
 
@@ -91,7 +91,7 @@ def test_with_the_line_last_doctor_and_guard_status_are_content(sandbox, key):
     assert read(sandbox, "plain-warning.txt") == ""
     assert "warning" not in json.loads(read(sandbox, "status.json"))
     rows = {row["check"]: row for row in json.loads(read(sandbox, "doctor.json"))}
-    assert rows["turns (sh prompt)"]["ok"] is True
+    assert rows["turns at the prompt"]["ok"] is True
 
 
 @pytest.mark.parametrize("key", list(SHELLS))
