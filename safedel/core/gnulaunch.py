@@ -18,15 +18,31 @@ BUNDLE = "safedel_core.bundle"
 _PACKAGE = __name__.rpartition(".")[0]
 
 
+# Run by a launcher on the bundle's bytes (`bundle`), before anything is imported:
+# this module from the bundle, which then serves the rest. sys.path[0] is the lib dir.
+BOOT = """
+_boot = int.from_bytes(bundle[4:8], "little")
+_size = int.from_bytes(bundle[8 + _boot : 12 + _boot], "little")
+_index = loads(bundle[12 + _boot : 12 + _boot + _size])
+_start, _length = _index["gnulaunch"]
+_base = 12 + _boot + _size
+gnulaunch = type(sys)("safedel_core.gnulaunch")
+gnulaunch.__file__ = sys.path[0] + "/safedel_core/gnulaunch.py"
+gnulaunch.__package__ = "safedel_core"
+exec(loads(memoryview(bundle)[_base + _start : _base + _start + _length]), gnulaunch.__dict__)
+gnulaunch.from_bundle(bundle, _base, _index, gnulaunch)
+"""
+
+
 def write_bundle(core_dir, target, origin_dir):
     """Compile every module of core_dir into one file at target.
 
     origin_dir is where the sources will be found once installed, so tracebacks
-    name real files. The layout is MAGIC, the index's length (4 bytes), the index
-    (marshal: {module: (offset, length)}), then each module's marshalled code: a
-    launcher unmarshals only the modules it imports. Docstrings are left out
-    (optimize=2; core has no assert): they are most of the bytes, and only people
-    reading the source need them.
+    name real files. The layout is MAGIC, BOOT's length and code, the index's length
+    (4 bytes each) and the index (marshal: {module: (offset, length)}), then each
+    module's marshalled code: a launcher unmarshals only the modules it imports.
+    Docstrings are left out (optimize=2; core has no assert): they are most of the
+    bytes, and only people reading the source need them.
     """
     import marshal
     from importlib.util import MAGIC_NUMBER
@@ -42,25 +58,33 @@ def write_bundle(core_dir, target, origin_dir):
         index["" if name == "__init__.py" else name[:-3]] = (offset, len(code))
         blobs.append(code)
         offset += len(code)
+    boot = marshal.dumps(compile(BOOT, os.path.join(origin_dir, "gnulaunch.py"), "exec"))
     header = marshal.dumps(index)
     with open(target, "wb") as handle:
-        handle.write(MAGIC_NUMBER + len(header).to_bytes(4, "little") + header)
+        handle.write(MAGIC_NUMBER + len(boot).to_bytes(4, "little") + boot)
+        handle.write(len(header).to_bytes(4, "little") + header)
         handle.write(b"".join(blobs))
 
 
 class _BundleFinder:
-    """A meta path finder and loader for this package's modules, from the bundle."""
+    """A meta path finder and loader for this package and its modules, from the bundle."""
 
     def __init__(self, data, base, index, origin_dir):
         self.data, self.base, self.index, self.origin_dir = data, base, index, origin_dir
 
     def find_spec(self, name, path=None, target=None):
         package, _, module = name.rpartition(".")
-        if package != _PACKAGE or module not in self.index:
+        if name == _PACKAGE:
+            module = ""
+        elif package != _PACKAGE or module not in self.index:
             return None
         from _frozen_importlib import ModuleSpec
 
-        spec = ModuleSpec(name, self, origin=f"{self.origin_dir}/{module}.py")
+        spec = ModuleSpec(
+            name, self, origin=f"{self.origin_dir}/{module or '__init__'}.py", is_package=not module
+        )
+        if not module:
+            spec.submodule_search_locations = [self.origin_dir]
         spec.has_location = True
         return spec
 
@@ -70,13 +94,27 @@ class _BundleFinder:
     def exec_module(self, module):
         from marshal import loads
 
-        offset, length = self.index[module.__name__.rpartition(".")[2]]
+        name = module.__name__
+        offset, length = self.index["" if name == _PACKAGE else name.rpartition(".")[2]]
         start = self.base + offset
         exec(loads(memoryview(self.data)[start : start + length]), module.__dict__)
 
 
+def from_bundle(data, base, index, module):
+    """BOOT's end: serve the package and the rest of the engine from the bundle, with
+    module (this one, made by BOOT) in its place."""
+    finder = _BundleFinder(data, base, index, os.path.dirname(__file__))
+    sys.meta_path.insert(0, finder)
+    sys.modules[module.__name__] = module
+    package = __import__(_PACKAGE)
+    package.gnulaunch = module
+
+
 def use_bundle():
-    """Serve the rest of the engine's imports from the bundle beside this package."""
+    """Serve the rest of the engine's imports from the bundle beside this package
+    (when this module was imported the usual way, not booted from the bundle)."""
+    if any(isinstance(finder, _BundleFinder) for finder in sys.meta_path):
+        return
     here = os.path.dirname(__file__)
     try:
         with open(os.path.join(os.path.dirname(here), BUNDLE), "rb", buffering=0) as handle:
@@ -89,9 +127,11 @@ def use_bundle():
     magic = len(MAGIC_NUMBER)
     if data[:magic] != MAGIC_NUMBER or len(data) < magic + 4:
         return
-    size = int.from_bytes(data[magic : magic + 4], "little")
-    index = loads(data[magic + 4 : magic + 4 + size])
-    sys.meta_path.insert(0, _BundleFinder(data, magic + 4 + size, index, here))
+    boot = int.from_bytes(data[magic : magic + 4], "little")
+    at = magic + 4 + boot
+    size = int.from_bytes(data[at : at + 4], "little")
+    index = loads(data[at + 4 : at + 4 + size])
+    sys.meta_path.insert(0, _BundleFinder(data, at + 4 + size, index, here))
 
 
 def _is_launcher_dir(directory, own_dir):
