@@ -26,7 +26,7 @@ import errno
 import os
 import sys
 
-from . import policy, realdelete, report, resolve, trash, workspace
+from . import policy, report, resolve, trash, workspace
 from .guardstage import Refused, authorize, report_refusals
 from .outcome import DeletionError, Outcome
 from .settings import warn_once
@@ -87,6 +87,8 @@ def carry_out(settings, runtime, target):
     """Delete an authorized, judged target for real (EXEMPT) or trash it (TRASH).
     Returns the Outcome; raises DeletionError (or OSError from the trash) on failure."""
     if target.klass == EXEMPT:
+        from . import realdelete  # exempt paths only
+
         realdelete.remove(target)
         return Outcome(target, "deleted")
     if target.klass != TRASH:

@@ -6,6 +6,7 @@ print its tool's way, and whose `.reason` says in words why the item stayed.
 """
 
 import errno as _errno
+import os as _os
 
 
 class DeletionError(OSError):
@@ -15,6 +16,15 @@ class DeletionError(OSError):
         super().__init__(err if err is not None else _errno.EIO, reason, path)
         self.reason = reason
         self.message = reason
+
+
+class RemovalError(DeletionError):
+    """A real delete stopped at .path (bytes, as the caller spelled it). Here, not in
+    realdelete, so that catching it does not load the real delete."""
+
+    def __init__(self, err, path):
+        super().__init__(err, _os.strerror(err), path)
+        self.path = path
 
 
 class Outcome:

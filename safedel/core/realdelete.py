@@ -13,18 +13,10 @@ import errno
 import os
 import stat
 
-from .outcome import DeletionError
+from .outcome import DeletionError, RemovalError  # noqa: F401 (re-exported)
 
 _DIR_OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _SWAPPED = (errno.ELOOP, errno.ENOTDIR)
-
-
-class RemovalError(DeletionError):
-    """A real delete stopped at .path (bytes, as the caller spelled it)."""
-
-    def __init__(self, err, path):
-        super().__init__(err, os.strerror(err), path)
-        self.path = path
 
 
 def remove(target):

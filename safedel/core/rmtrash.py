@@ -9,7 +9,7 @@ rest form one guard batch, refused whole or trashed item by item, in order.
 import errno
 import os
 
-from .realdelete import RemovalError
+from .outcome import RemovalError
 
 _MISSING = (errno.ENOENT, errno.ENOTDIR)
 
