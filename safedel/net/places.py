@@ -41,13 +41,16 @@ class Places:
         self._git_dirs = {}  # (cwd, GIT_DIR) of a git process -> its git dirs
         self._blobs = gitblobs.Blobs()
 
-    def left_to_kernel(self, path, tid):
-        """A short reason when the kernel should do this deletion itself, else None."""
-        parent = os.path.dirname(path)
-        if self._own_bookkeeping(path, parent):
-            return "safedel's own files"
+    def left_to_kernel(self, path, tid, parent=None):
+        """A short reason when the kernel should do this deletion itself, else None.
+        parent: os.path.dirname(path), when the caller has it already."""
+        # First the commonest answer (temp files); the order changes no outcome.
         if path.startswith(self._exempt):
             return "exempt"  # path is real already: its parent came from the kernel
+        if parent is None:
+            parent = os.path.dirname(path)
+        if self._own_bookkeeping(path, parent):
+            return "safedel's own files"
         parts = parent.split(os.sep)
         if ".git" in parts:
             return "git's own bookkeeping" if self._in_callers_git_dir(path, tid) else None

@@ -3,7 +3,6 @@
 import os
 
 from ..core.settings import warn_once
-from . import install, spawn, supervisor
 
 # Set in the command's environment while the net watches it: a nested `safedel run`
 # finds the listener slot taken (EBUSY) and knows the outer net already covers it.
@@ -12,12 +11,18 @@ ACTIVE_VAR = "SAFEDEL_NET"
 
 class Net:
     def __init__(self):
+        # Here, not at the top: `--net off` (or a kernel without the net) must not pay
+        # for ctypes and the supervisor.
+        from . import install
+
         self.machine = os.uname().machine
         self._installer = install.Installer(self.machine)
         self._supervisor = None
 
     def spawn(self, program, argv, env, setsigdef=(), file_actions=(), setsid=False):
         """os.posix_spawn's pid, with the filter installed in the child before exec."""
+        from . import spawn, supervisor
+
         nested = env.get(ACTIVE_VAR) == "1"
         env = dict(env)
         env[ACTIVE_VAR] = "1"

@@ -8,6 +8,7 @@ PermissionError.
 
 import _socket
 import os
+import select
 import struct
 
 try:
@@ -76,6 +77,12 @@ def _child(installer, ours, theirs, how):
 
 
 def _collect(ours, pid, program):
+    # One wake-up, not two: sleep until exec (or exit) closed the child's end, then
+    # read what it sent. On a busy machine each wake-up is a wait for a CPU.
+    poller = select.poll()
+    poller.register(ours.fileno(), select.POLLRDHUP)
+    while not poller.poll():
+        pass
     data, ancillary, _, _ = ours.recvmsg(_HEADER.size, _socket.CMSG_SPACE(_FD.size))
     listener = None
     for level, kind, payload in ancillary:

@@ -15,7 +15,7 @@ import sys
 import time
 
 from ..core import settings
-from . import bpf, notify, places, target
+from . import bpf, notify, target
 
 RUNTIME = "net"
 
@@ -25,11 +25,11 @@ class Supervisor:
         self._listener = listener
         self._marker_fd = marker_fd  # the command's stderr, when it is not ours; owned
         self._environ = environ
-        self._settings = settings.load(environ)
         self._turn_file = bool(environ.get("SAFEDEL_TURN_FILE"))
-        self._places = places.Places(self._settings, environ)
         self._names = {nr: name for name, nr in bpf.ARCHES[machine][2].items()}
-        self._memory = notify.Memory()
+        # Made at the first call (_ready): most commands delete nothing, and `safedel
+        # run -- true` must not pay for the settings, the places and ctypes' libc.
+        self._settings = self._places = self._memory = None
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
         self._finished = _thread.allocate_lock()
         self._finished.acquire()
@@ -59,7 +59,8 @@ class Supervisor:
         its deletions then fail (ENOSYS), never succeed unjudged."""
         os.write(self._wake_w, b"x")
         self._finished.acquire()
-        self._places.close()
+        if self._places is not None:
+            self._places.close()
         for fd in (self._wake_r, self._wake_w, self._listener, self._marker_fd):
             if fd is not None:
                 os.close(fd)
@@ -70,18 +71,29 @@ class Supervisor:
         poller.register(self._listener, select.POLLIN)
         poller.register(self._wake_r, select.POLLIN)
         stopping = None  # once asked to stop: the end of a short drain
+        listener, readable, gone = self._listener, select.POLLIN, select.POLLHUP | select.POLLERR
         while True:
-            events = dict(poller.poll(0 if stopping else None))
+            events = poller.poll(0 if stopping else None)
             if stopping and (not events or time.monotonic() > stopping):
                 return  # a busy background process must not hold the run open
-            if self._wake_r in events and not stopping:
-                stopping = time.monotonic() + 0.5
-                poller.unregister(self._wake_r)
-            flags = events.get(self._listener, 0)
-            if flags & select.POLLIN:
+            flags = 0
+            for fd, happened in events:
+                if fd == listener:
+                    flags = happened
+                elif not stopping:  # the wake-up pipe
+                    stopping = time.monotonic() + 0.5
+                    poller.unregister(self._wake_r)
+            if flags & readable:
                 self._one()
-            elif flags & (select.POLLHUP | select.POLLERR):
+            elif flags & gone:
                 return  # every process of the tree is gone
+
+    def _ready(self):
+        self._settings = settings.load(self._environ)
+        from . import places
+
+        self._places = places.Places(self._settings, self._environ)
+        self._memory = notify.Memory()
 
     def _one(self):
         try:
@@ -92,6 +104,8 @@ class Supervisor:
         if notif is None:
             return
         try:
+            if self._memory is None:
+                self._ready()
             self._decide(notif)
         except Exception as exc:  # fail closed on anything unforeseen
             settings.warn_once(f"the net refused a deletion after an error: {exc!r}")
@@ -108,7 +122,7 @@ class Supervisor:
                 notify.answer(listener, notif.id, exc.errno or errno.EIO)
             return
         try:
-            if self._places.left_to_kernel(found.path, tid):
+            if self._places.left_to_kernel(found.path, tid, found.parent):
                 # A stale id makes CONTINUE fail harmlessly: no check needed first.
                 notify.answer(listener, notif.id, proceed=True)
                 return

@@ -18,12 +18,13 @@ _DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
 class Target:
     """parent_fd (O_PATH) + name, with the real absolute path and what the call wants."""
 
-    __slots__ = ("parent_fd", "name", "path", "removes_dir", "trailing", "st")
+    __slots__ = ("parent_fd", "name", "path", "parent", "removes_dir", "trailing", "st")
 
-    def __init__(self, parent_fd, name, path, removes_dir, trailing):
+    def __init__(self, parent_fd, name, path, removes_dir, trailing, parent=None):
         self.parent_fd = parent_fd
         self.name = name
         self.path = path
+        self.parent = parent if parent is not None else os.path.dirname(path)
         self.removes_dir = removes_dir
         self.trailing = trailing
         self.st = None
@@ -61,19 +62,19 @@ def resolve(tid, dirfd, raw, removes_dir):
         raise OSError(errno.EINVAL if removes_dir else errno.EISDIR, "'.'")
     if name == b"..":
         raise OSError(errno.ENOTEMPTY if removes_dir else errno.EISDIR, "'..'")
-    if stripped.startswith(b"/"):
-        base = b"/proc/%d/root" % tid
+    if stripped[:1] == b"/":
+        base = b"/proc/%d/root/%s" % (tid, head.lstrip(b"/"))
     elif dirfd == AT_FDCWD:
-        base = b"/proc/%d/cwd" % tid
+        base = b"/proc/%d/cwd/%s" % (tid, head)
     else:
-        base = b"/proc/%d/fd/%d" % (tid, dirfd)
+        base = b"/proc/%d/fd/%d/%s" % (tid, dirfd, head)
     # One open through the magic link: the rest of the walk follows symlinks as the
-    # kernel's own walk for the caller would.
-    parent = os.open(base + b"/" + head.lstrip(b"/") if head else base, _DIR_FLAGS)
+    # kernel's own walk for the caller would (with no head, "link/" is where it points).
+    parent = os.open(base, _DIR_FLAGS)
     try:
-        real_parent = os.readlink(f"/proc/self/fd/{parent}")
-        path = os.path.join(real_parent, os.fsdecode(name))
-        return Target(parent, name, path, removes_dir, trailing)
+        real_parent = os.fsdecode(os.readlink(b"/proc/self/fd/%d" % parent))
+        path = real_parent.rstrip("/") + "/" + os.fsdecode(name)  # only "/" ends in "/"
+        return Target(parent, name, path, removes_dir, trailing, real_parent)
     except BaseException:
         os.close(parent)
         raise
