@@ -6,6 +6,7 @@ transport : the owner-only socket, the peer check, one connection's reader and w
 sessions  : sessions, their settings, statistics and pending guard questions
 commands  : the command table: each request's checks and what it does
 runs      : one served command: environment, spawn, streamed output, result, guard
+asking    : guard questions sent the moment a run is refused (inotify on its signal)
 terminal  : runs on a pseudo-terminal: the pty, its size, named keys
 server    : connections and the lifecycle (signals, EOF, tree kill, socket removal)
 """

@@ -41,6 +41,9 @@ class ServedRun:
         self._lock = threading.Lock()
         self._drain_by = None
         self._stdin = None
+        self.signal = None  # the latest guard signal this run left
+        self._signals_closed = False  # set once ProcessExit is being built
+        self._signal_lock = threading.Lock()
 
     def _environment(self):
         spec, session = self.spec, self.session
@@ -70,6 +73,7 @@ class ServedRun:
         if protected:
             self._record()
             sessions.open_turn(self.session, self.env)
+            self.server.watch.add(self, self.env["SAFEDEL_STATE_DIR"], self.session.id)
             self.offset = runstate.report_size(self.env)
         state_dir = self.env.get("SAFEDEL_STATE_DIR") or self.server.state_dir
         self.outputs = capture.Outputs(state_dir, self.run_id)
@@ -216,13 +220,36 @@ class ServedRun:
         views = {s: view.render(self.outputs.paths[s], budget) for s in ("stdout", "stderr")}
         self._report(outcome, views)
 
+    def take_signal(self):
+        """Take the guard signal the run left, if any, and put a question the user can
+        answer to the harness as a GuardRequest: as soon as the refusal is written
+        (asking.Watch), and once more when the run ends, before its ProcessExit."""
+        with self._signal_lock:
+            if self._signals_closed or self.spec["unprotected"]:
+                return
+            env = self.env
+            state_dir, session = env["SAFEDEL_STATE_DIR"], env["SAFEDEL_SESSION"]
+            signal = runstate.take_signal(state_dir, session, self.run_id)
+            if signal is None:
+                return
+            self.signal = signal
+            if signal.get("type") in ASKING:
+                kind = signal["type"]
+                request_id = sessions.ask(self.session, kind, env, signal.get("payload"))
+                data = {"processId": self.id, "requestId": request_id, "kind": kind}
+                data.update(payload=signal.get("payload"), turn=signal.get("turn"))
+                self.conn.send(protocol.event(self.session.id, "GuardRequest", data))
+
     def _report(self, outcome, views):
-        env, events, signal = self.env, [], None
+        env, events = self.env, []
         if not self.spec["unprotected"]:
             offset = report.read_after(env["SAFEDEL_REPORT"], self.offset)
             events = [e for e in offset if e.get("run") == self.run_id]
-            state_dir, session = env["SAFEDEL_STATE_DIR"], env["SAFEDEL_SESSION"]
-            signal = runstate.take_signal(state_dir, session, self.run_id)
+            self.take_signal()
+            self.server.watch.remove(self)
+        with self._signal_lock:
+            self._signals_closed = True
+            signal = self.signal
         env.setdefault("SAFEDEL_SESSION", self.session.id)
         env.setdefault("SAFEDEL_TURN", self.spec["turn"] or "")
         env.setdefault("SAFEDEL_TOOL_CALL", self.spec["toolCall"] or "")
@@ -230,11 +257,6 @@ class ServedRun:
         self.session.count("trashed", len(built["trashed"]))
         self.session.count("refused", len(built["refused"]))
         self.session.count("restored", sum(e.get("operation") == "restore" for e in events))
-        if signal is not None and signal.get("type") in ASKING:
-            request_id = sessions.ask(self.session, signal["type"], env, signal.get("payload"))
-            data = {"processId": self.id, "requestId": request_id, "kind": signal["type"]}
-            data.update(payload=signal.get("payload"), turn=signal.get("turn"))
-            self.conn.send(protocol.event(self.session.id, "GuardRequest", data))
         built["processId"] = self.id
         self.conn.send(protocol.event(self.session.id, "ProcessExit", built))
         self.server.finished(self)

@@ -18,7 +18,7 @@ import traceback
 from .. import __version__, materialize
 from ..core import settings as core_settings
 from ..executor import environ, limits
-from . import commands, protocol, transport
+from . import asking, commands, protocol, transport
 
 PROCS = "procs"
 KILL_GRACE_MS = 2_000
@@ -36,6 +36,7 @@ class Server:
         self.runs = {}
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.watch = asking.Watch()
         os.makedirs(os.path.join(private, PROCS), mode=0o700, exist_ok=True)
         _end_leftovers(os.path.join(private, PROCS))
 

@@ -38,7 +38,7 @@ def test_rm_rf_is_trashed_and_reported(served, sandbox):
     )
     result = raw.exit_of(started["processId"])
     assert result["exitCode"] == 0 and not (sandbox.work / "dir").exists()
-    valid_result({k: v for k, v in result.items() if k != "processId"})
+    valid_result(result)
     [event] = result["safeDeleteEvents"]
     assert event["operation"] == "trash" and event["path"] == str(sandbox.work / "dir")
     assert event["turn"] == "T" and event["session"] == "S" and event["run"] == result["runId"]
@@ -139,3 +139,78 @@ def test_the_nets_markers_are_in_the_served_stderr(served, sandbox):
     result = raw.exit_of(raw.ok("r", "RunExecutable", data)["processId"])
     assert result["exitCode"] == 1 and (outside / "kept.txt").read_text() == "kept"
     assert "SAFE_DELETE_OUTSIDE_WORKSPACE" in last_markers(result["stderr"]), result
+
+
+# One deletion per line read from stdin, so the test decides when each step runs.
+STEPS = 'i=0; while read -r name; do rm "$name"; echo "step $i $?"; i=$((i+1)); done'
+
+
+def _until(raw, predicate):
+    """Read messages until an event satisfies predicate; that event."""
+    while True:
+        for event in raw.events:
+            if predicate(event):
+                return event
+        raw.read()
+
+
+def _step(raw, process_id, names, last):
+    raw.ok("w" + last, "ProcessWrite", {"processId": process_id, "data": "\n".join(names) + "\n"})
+    _until(raw, lambda e: e["command"] == "ProcessOutput" and f"step {last} " in _out(raw))
+
+
+def _out(raw):
+    return "".join(
+        e["data"]["data"]
+        for e in raw.events
+        if e["command"] == "ProcessOutput" and e["data"]["stream"] == "stdout"
+    )
+
+
+def test_guard_request_comes_while_the_run_waits(served, sandbox):
+    """The 51st deletion of a turn, one step of a running script, is asked about at
+    once: the run is still alive, and allow_once lets its later steps through."""
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]})
+    names = _files(sandbox, "f", 60)
+    data = {"command": STEPS, "shell": "bash", "cwd": str(sandbox.work), "turn": "T"}
+    pid = raw.ok("r", "RunExecutable", data)["processId"]
+    _step(raw, pid, names[:50], "49")
+    assert "GuardRequest" not in [e["command"] for e in raw.events]
+    _step(raw, pid, names[50:51], "50")
+    asked = _until(raw, lambda e: e["command"] == "GuardRequest")
+    assert "step 50 1" in _out(raw) and (sandbox.work / "f50").exists()
+    assert asked["data"]["processId"] == pid and asked["data"]["kind"] == "confirmRequired"
+    assert asked["data"]["payload"]["targets"] == [str(sandbox.work / "f50")]
+    assert raw.ok("a", "ProcessIsAlive", {"processId": pid})["alive"] is True
+    assert "ProcessExit" not in [e["command"] for e in raw.events]
+    reply = {"requestId": asked["data"]["requestId"], "choice": "allow_once"}
+    assert raw.ok("c", "ReportBlockChoice", reply)["applied"] == "approve"
+    _step(raw, pid, names[50:], "60")  # f50 again, then the last nine
+    raw.ok("e", "ProcessWrite", {"processId": pid, "eof": True})
+    result = raw.exit_of(pid)
+    assert result["exitCode"] == 0 and sorted(os.listdir(sandbox.work)) == []
+    assert len(result["trashed"]) == 60 and result["guard"]["type"] == "confirmRequired"
+    commands = [e["command"] for e in raw.of(pid) if e["command"] != "ProcessOutput"]
+    assert commands == ["GuardRequest", "ProcessExit"]
+
+
+def test_deny_while_the_run_waits_refuses_its_later_steps(served, sandbox):
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)], "threshold": 2})
+    names = _files(sandbox, "g", 4)
+    data = {"command": STEPS, "shell": "bash", "cwd": str(sandbox.work), "turn": "T"}
+    pid = raw.ok("r", "RunExecutable", data)["processId"]
+    _step(raw, pid, names[:3], "2")
+    asked = _until(raw, lambda e: e["command"] == "GuardRequest")
+    assert asked["data"]["payload"]["targets"] == [str(sandbox.work / "g2")]
+    assert raw.ok("a", "ProcessIsAlive", {"processId": pid})["alive"] is True
+    assert raw.ok("c", "ReportBlockChoice", {"choice": "deny"})["applied"] == "reject"
+    _step(raw, pid, names[3:], "3")
+    raw.ok("e", "ProcessWrite", {"processId": pid, "eof": True})
+    result = raw.exit_of(pid)
+    assert "step 3 1" in result["stdout"] and (sandbox.work / "g3").exists()
+    assert result["guard"]["type"] == "rejected"
+    assert "SAFE_DELETE_BULK_REJECTED" in last_markers(result["stderr"])
+    # A rejected turn is not a question: one GuardRequest, for the step that asked.
+    assert [e["command"] for e in raw.of(pid)].count("GuardRequest") == 1
