@@ -68,15 +68,19 @@ def turn_start(settings, environ=None):
 
     `safedel run` and the shell hooks export it as `seconds:turn`; it holds only for
     that turn (a turn file or a shell's next command line may have moved on). bash's
-    prompt arithmetic writes one number instead (_bash_start). In dash and busybox sh
-    the prompt rewrites the turn file as it starts a turn: its mtime is the start.
-    Otherwise the turn's first ledger line is the earliest moment known.
+    prompt arithmetic writes one number instead (_bash_start). fish, which has no
+    clock, writes `@FILE`: a stamp file its hook rewrites with the turn, whose mtime is
+    the start. In dash and busybox sh the prompt rewrites the turn file as it starts a
+    turn: its mtime is the start too. Otherwise the turn's first ledger line is the
+    earliest moment known.
     """
     environ = os.environ if environ is None else environ
     raw = settings.turn_start if environ is os.environ else environ.get(START_VARIABLE)
     seconds, colon, turn = (raw or "").partition(":")
     start = None
-    if colon and turn == settings.turn:
+    if raw and raw.startswith("@"):
+        start = _turn_file_start(raw[1:], settings.turn)
+    elif colon and turn == settings.turn:
         try:
             start = float(seconds)
         except ValueError:
@@ -102,16 +106,18 @@ def _bash_start(raw, turn):
 
 
 def _turn_file_start(path, turn):
-    """The mtime of the turn file, when it still names this turn."""
+    """The mtime of a turn file (sh) or stamp file (fish, which appends), when its last
+    line still names this turn."""
     if not path:
         return None
     try:
         with open(path, "rb") as handle:
-            if handle.read(4096).strip() != os.fsencode(turn):
-                return None
-            return os.fstat(handle.fileno()).st_mtime
+            info = os.fstat(handle.fileno())
+            handle.seek(max(0, info.st_size - 4096))
+            lines = [line.strip() for line in handle.read(4096).split(b"\n") if line.strip()]
     except OSError:
         return None
+    return info.st_mtime if lines and lines[-1] == os.fsencode(turn) else None
 
 
 def start_value(turn):

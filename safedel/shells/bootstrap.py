@@ -47,6 +47,8 @@ def script(shell, base, home):
         placeholders["TURN_BASE"] = str(numeric_turn_base())
     if shell == "sh":
         placeholders["TURN_FILE"] = turn_file(values["SAFEDEL_STATE_DIR"], prefix)
+    if shell == "fish":  # a stamp, not a turn file: fish exports SAFEDEL_TURN itself
+        placeholders["TURN_STAMP"] = turn_file(values["SAFEDEL_STATE_DIR"], prefix)
     if shell == "fish":
         prompt_dir, git = promptgit.prompt_git(base, home, values["SAFEDEL_STATE_DIR"])
         placeholders.update(PROMPT_GIT_DIR=prompt_dir, REAL_GIT=git)

@@ -7,7 +7,7 @@
 const nativePath = require('path');
 const pathPosix = nativePath.posix;
 const { lstatSync, realpathSync } = require('./originals.cjs');
-const { openSync, readFileSync, fstatSync, closeSync } = require('./originals.cjs');
+const { openSync, readSync, fstatSync, closeSync } = require('./originals.cjs');
 
 const WORKSPACE = 'workspace';
 const EXEMPT = 'exempt';
@@ -99,15 +99,17 @@ function classify(path, settings, env) {
 }
 
 // When the turn began (ms), for that turn only, as core/regenerable.py reads it:
-// SAFEDEL_TURN_START=seconds:turn (`safedel run`, zsh, fish); one number from bash's
-// prompt arithmetic, microseconds * 1000 + the turn's last three digits; else the mtime
-// of the turn file dash and busybox sh rewrite as a turn starts. null: the caller falls
-// back to the ledger's first line.
+// SAFEDEL_TURN_START=seconds:turn (`safedel run`, zsh); one number from bash's prompt
+// arithmetic, microseconds * 1000 + the turn's last three digits; `@FILE` from fish, a
+// stamp file holding the turn; else the turn file dash and busybox sh rewrite as a turn
+// starts. A file's mtime is the start. null: the caller falls back to the ledger.
 function turnStart(settings, env) {
   const raw = env.SAFEDEL_TURN_START || '';
   const colon = raw.indexOf(':');
   let ms = null;
-  if (colon >= 0) {
+  if (raw.startsWith('@')) {
+    ms = turnFileStart(raw.slice(1), settings.turn);
+  } else if (colon >= 0) {
     const seconds = raw.slice(0, colon).trim() === '' ? NaN : Number(raw.slice(0, colon));
     if (raw.slice(colon + 1) === settings.turn && Number.isFinite(seconds)) ms = seconds * 1000;
   } else if (/^[0-9]+$/.test(raw) && /^[0-9]+$/.test(settings.turn)) {
@@ -119,13 +121,18 @@ function turnStart(settings, env) {
   return ms !== null && ms > 0 ? ms : null;
 }
 
+// A turn file (sh) or stamp file (fish, which appends): its mtime, while its last line
+// still names this turn.
 function turnFileStart(path, turn) {
   if (!path) return null;
   let fd;
   try {
     fd = openSync(path, 'r');
-    // Read as settings.cjs reads the turn itself.
-    return readFileSync(fd, 'utf8').trim() === turn ? fstatSync(fd).mtimeMs : null;
+    const st = fstatSync(fd);
+    const tail = Buffer.alloc(Math.min(st.size, 4096));
+    readSync(fd, tail, 0, tail.length, st.size - tail.length);
+    const lines = tail.toString('utf8').split('\n').map((line) => line.trim()).filter(Boolean);
+    return lines.length && lines[lines.length - 1] === turn ? st.mtimeMs : null;
   } catch {
     return null;
   } finally {

@@ -64,7 +64,9 @@ def plain_start(sandbox, key):
     shell = SHELLS[key]
     require(shell.argv[0])
     rc_name, rc_text = shell.rc
-    (sandbox.home / rc_name).write_text(rc_text)
+    rc_path = sandbox.home / rc_name
+    rc_path.parent.mkdir(parents=True, exist_ok=True)
+    rc_path.write_text(rc_text)
     env = sandbox.base_env(
         ENV=str(sandbox.home / ".shrc"),
         XDG_CACHE_HOME=str(sandbox.root / "cache"),
@@ -74,11 +76,12 @@ def plain_start(sandbox, key):
     return Terminal(shell.argv, env, str(sandbox.work), status=shell.status)
 
 
-@pytest.mark.parametrize("key", ["bash", "dash", "zsh"])
+@pytest.mark.parametrize("key", ["bash", "dash", "zsh", "fish"])
 @pytest.mark.parametrize("runtime", ["node", "python"])
 def test_in_process_shims_read_the_shells_turn_start(sandbox, key, runtime):
     """bash writes the start as one number, dash leaves it in the turn file's mtime, zsh
-    as seconds:turn: the Node and Python shims read each the way the rm launcher does."""
+    as seconds:turn, fish as @ its stamp file: the Node and Python shims read each the
+    way the rm launcher does."""
     tool = require("node" if runtime == "node" else sys.executable)
     loop = NODE_LOOP if runtime == "node" else PYTHON_LOOP
     terminal = plain_start(sandbox, key)

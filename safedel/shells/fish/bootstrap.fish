@@ -22,12 +22,23 @@ set --global __safedel_turn_prefix @TURN_PREFIX@
 set --query __safedel_turns; or set --global __safedel_turns 0
 
 # SAFEDEL_TURN_START says when the turn began, so that what a command line made itself
-# is not counted by the bulk guard: `seconds:turn`. fish has no clock of its own; where
-# date(1) cannot print nanoseconds the value is no number and the shims ignore it.
+# is not counted by the bulk guard. fish has no clock of its own, and a date(1) process
+# a command line would cost milliseconds: the hook appends the turn to a private stamp
+# file with a builtin redirection instead, and `@FILE` tells the shims to take that
+# file's mtime while its last line is their turn. Appending, because rewriting a file
+# makes ext4 flush it at close (about 0.1 ms); it starts over every thousandth turn.
+set --global __safedel_stamp @TURN_STAMP@
+set --global --export SAFEDEL_TURN_START @$__safedel_stamp
 function __safedel_next_turn
     set --global __safedel_turns (math $__safedel_turns + 1)
     set --global --export SAFEDEL_TURN "$__safedel_turn_prefix-$__safedel_turns"
-    set --global --export SAFEDEL_TURN_START (command date +%s.%N 2>/dev/null):$SAFEDEL_TURN
+    if not test -w $__safedel_stamp
+        return
+    else if string match --quiet -- '*000' $__safedel_turns
+        echo $SAFEDEL_TURN >$__safedel_stamp
+    else
+        echo $SAFEDEL_TURN >>$__safedel_stamp
+    end
 end
 
 # A git prompt (fish_git_prompt, starship, tide) asks git several things on every line,
