@@ -30,8 +30,10 @@ def _plan(sandbox, name):
 
 def _shape(events):
     """What must be the same whatever the client: (command, stream or kind, text), with
-    consecutive chunks of one stream joined (chunk boundaries depend on timing)."""
-    out = []
+    consecutive chunks of one stream joined (chunk boundaries depend on timing), and
+    GuardRequests put just before ProcessExit: one comes as the refusal is written,
+    which races the refused command's stderr through its pipe."""
+    out, asked = [], []
     for event in events:
         data = event["data"]
         if event["command"] == "ProcessOutput":
@@ -40,8 +42,9 @@ def _shape(events):
             else:
                 out.append(("ProcessOutput", data["stream"], data["data"]))
         elif event["command"] == "GuardRequest":
-            out.append(("GuardRequest", data["kind"], data["payload"]["targetCount"]))
+            asked.append(("GuardRequest", data["kind"], data["payload"]["targetCount"]))
         else:
+            out += asked
             out.append(("ProcessExit", data["exitCode"], (data["guard"] or {}).get("type")))
     return out
 

@@ -55,7 +55,9 @@ def test_51st_deletion_asks_allow_once_on_another_connection(served, sandbox):
     result, events = _rm(first, "r2", sandbox, "T1", _files(sandbox, "b", 1))
     assert result["exitCode"] != 0 and (sandbox.work / "b0").exists()
     [asked] = [e for e in events if e["command"] == "GuardRequest"]
-    assert [e["command"] for e in events][-2:] == ["GuardRequest", "ProcessExit"]
+    commands = [e["command"] for e in events if e["command"] != "ProcessOutput"]
+    assert commands == ["GuardRequest", "ProcessExit"]
+    assert events[-1]["command"] == "ProcessExit"
     assert asked["data"]["kind"] == "confirmRequired" and asked["data"]["turn"] == "T1"
     assert asked["data"]["payload"]["targets"] == [str(sandbox.work / "b0")]
     assert asked["data"]["payload"] == result["guard"]["payload"]
