@@ -103,10 +103,18 @@ class _BundleFinder:
 def from_bundle(data, base, index, module):
     """BOOT's end: serve the package and the rest of the engine from the bundle, with
     module (this one, made by BOOT) in its place."""
+    if not _complete(data, base, index):
+        raise ImportError("a damaged bundle")  # the launcher falls back to the files
     finder = _BundleFinder(data, base, index, os.path.dirname(__file__))
     sys.meta_path.insert(0, finder)
     sys.modules[module.__name__] = module
-    package = __import__(_PACKAGE)
+    try:
+        package = __import__(_PACKAGE)
+    except BaseException:  # a damaged bundle: the launcher falls back to the files
+        sys.meta_path.remove(finder)
+        for name in (module.__name__, _PACKAGE):
+            sys.modules.pop(name, None)
+        raise
     package.gnulaunch = module
 
 
@@ -131,7 +139,13 @@ def use_bundle():
     at = magic + 4 + boot
     size = int.from_bytes(data[at : at + 4], "little")
     index = loads(data[at + 4 : at + 4 + size])
-    sys.meta_path.insert(0, _BundleFinder(data, at + 4 + size, index, here))
+    if _complete(data, at + 4 + size, index):
+        sys.meta_path.insert(0, _BundleFinder(data, at + 4 + size, index, here))
+
+
+def _complete(data, base, index):
+    """Whether the bundle holds every byte its index promises (a cut file does not)."""
+    return base + max(offset + length for offset, length in index.values()) == len(data)
 
 
 def _is_launcher_dir(directory, own_dir):

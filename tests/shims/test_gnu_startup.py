@@ -93,3 +93,14 @@ def test_a_bundle_from_another_interpreter_is_ignored(sandbox, shim_home, tmp_pa
     done, _ = run_launcher(sandbox, shim_home, "rm", ["victim"], home=str(home))
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert not (sandbox.work / "victim").exists()
+
+
+def test_a_damaged_bundle_falls_back_to_the_files(sandbox, shim_home, tmp_path):
+    home = private_home(tmp_path)
+    bundle = home / "lib" / "safedel_core.bundle"
+    data = bundle.read_bytes()
+    bundle.write_bytes(data[: len(data) // 2])  # the index survives, modules do not
+    (sandbox.work / "victim").write_bytes(b"x")
+    done, _ = run_launcher(sandbox, shim_home, "rm", ["victim"], home=str(home))
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert not (sandbox.work / "victim").exists()
