@@ -48,11 +48,23 @@ class Net:
 
 def _stderr_of(file_actions):
     """A descriptor of the command's own stderr when it is not safedel's (capture mode,
-    serve's pipes): the net's markers then arrive in the stream the harness reads."""
+    serve's pipes and pty): the net's markers then arrive in the stream the harness
+    reads. Replays the actions' effect on the child's descriptors to find it."""
+    source = {}  # child fd -> the parent's fd, or ("open", path) it will hold
     for action in file_actions:
-        if action[0] == os.POSIX_SPAWN_DUP2 and action[2] == 2 and action[1] != 2:
-            return os.dup(action[1])  # the same open file, so the same offset
-    return None
+        if action[0] == os.POSIX_SPAWN_OPEN:
+            source[action[1]] = ("open", action[2])
+        elif action[0] == os.POSIX_SPAWN_DUP2:
+            source[action[2]] = source.get(action[1], action[1])
+    found = source.get(2)
+    if found is None or found == 2:
+        return None
+    if isinstance(found, tuple):
+        try:  # the same terminal, never made this process's controlling one
+            return os.open(found[1], os.O_WRONLY | os.O_NOCTTY)
+        except OSError:
+            return None
+    return os.dup(found)  # the same open file, so the same offset
 
 
 def prepare(value, environ):

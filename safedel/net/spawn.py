@@ -32,7 +32,9 @@ class Spawned:
 def spawn(installer, program, argv, env, setsigdef=(), file_actions=(), setsid=False):
     """Spawned(pid, listener fd or None, errno of a failed install or 0).
 
-    file_actions takes posix_spawn's POSIX_SPAWN_DUP2 entries, all the executor uses."""
+    file_actions takes posix_spawn's POSIX_SPAWN_DUP2 and POSIX_SPAWN_OPEN entries, all
+    the executor and serve's pty runs use, done in order after setsid as glibc does (so
+    a terminal opened here becomes the command's controlling terminal)."""
     ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         pid = os.fork()
@@ -52,9 +54,12 @@ def _child(installer, ours, theirs, how):
         if setsid:
             os.setsid()
         for action in file_actions:
-            if action[0] != os.POSIX_SPAWN_DUP2:
+            if action[0] == os.POSIX_SPAWN_DUP2:
+                os.dup2(action[1], action[2])
+            elif action[0] == os.POSIX_SPAWN_OPEN:
+                _open_as(*action[1:])
+            else:
                 raise OSError(95, "unsupported spawn file action")
-            os.dup2(action[1], action[2])
         fd = installer.install()
         if fd >= 0:
             theirs.sendmsg(
@@ -74,6 +79,15 @@ def _child(installer, ours, theirs, how):
             pass
     finally:
         os._exit(127)
+
+
+def _open_as(fd, path, flags, mode):  # pragma: no cover (runs in the child)
+    opened = os.open(path, flags, mode)
+    if opened == fd:
+        os.set_inheritable(fd, True)  # os.open's files are close-on-exec
+    else:
+        os.dup2(opened, fd)
+        os.close(opened)
 
 
 def _collect(ours, pid, program):

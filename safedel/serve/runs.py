@@ -110,10 +110,9 @@ class ServedRun:
         return {"processId": self.id, "runId": self.run_id, "pid": self.execution.pid}
 
     def _net(self):
-        """The seccomp net, as `safedel run` has it (config `net`, Linux), for runs on
-        pipes: the net's spawn takes descriptor moves only, and a pty is opened by
-        name in the child."""
-        if self.spec["unprotected"] or self.pty is not None:
+        """The seccomp net, as `safedel run` has it (config `net`, Linux), on pipes and
+        on a pty alike (its spawn opens the pty's slave in the child, after setsid)."""
+        if self.spec["unprotected"]:
             return None
         if not sys.platform.startswith("linux"):
             return None

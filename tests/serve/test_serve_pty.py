@@ -1,7 +1,7 @@
-"""A served `bash -i` on a pseudo-terminal: input, Ctrl-C and a resize."""
+"""A served `bash -i` on a pseudo-terminal: input, Ctrl-C and a resize; the net on a pty."""
 
 import pytest
-from conftest import require
+from conftest import last_markers, require
 from servekit import Raw, Served
 
 
@@ -69,3 +69,22 @@ def test_resize_needs_a_pty_and_ctrl_c_interrupts_without_one(served):
     )
     raw.ok("k", "ProcessSendKey", {"processId": pid, "key": "CTRL_C"})
     assert raw.exit_of(pid)["interrupted"] is True
+
+
+def test_the_net_watches_a_pty_run(served, sandbox):
+    """/bin/rm by its path, on a pty: the net trashes what it deletes and its refusal's
+    marker shows on the terminal, where the command's own stderr goes."""
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]})
+    (sandbox.work / "native").mkdir()
+    (sandbox.work / "native" / "f").write_text("keep me")
+    outside = sandbox.root / "elsewhere"
+    outside.mkdir()
+    (outside / "kept.txt").write_text("kept")
+    script = f"/bin/rm -rf native; /bin/rm {outside / 'kept.txt'}; tty"
+    data = {"argv": ["/bin/sh", "-c", script], "cwd": str(sandbox.work), "usePty": True}
+    result = raw.exit_of(raw.ok("r", "RunExecutable", data)["processId"])
+    assert not (sandbox.work / "native").exists() and result["trashed"], result
+    assert (outside / "kept.txt").read_text() == "kept" and result["exitCode"] == 0
+    assert "/dev/pts/" in result["stdout"]  # the terminal is still the command's own
+    assert "SAFE_DELETE_OUTSIDE_WORKSPACE" in last_markers(result["stdout"]), result
