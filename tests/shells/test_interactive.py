@@ -103,7 +103,8 @@ def test_each_command_line_is_its_own_turn(sandbox, key):
 
 
 HOOK_COUNT = {
-    "bash": 'echo "$PS0" | grep -o __safedel_turn_step | wc -l',
+    # PS0 from bash 4.4 on; PS1 before it (run by hand against an old bash).
+    "bash": 'echo "${PS0-}$PS1" | grep -o __safedel_turn_step | wc -l',
     "zsh": "print -l $preexec_functions | grep -c __safedel_preexec",
     "dash": 'echo "$PS1" | grep -o __safedel_rotate_turn | wc -l',
     "busybox": 'echo "$PS1" | grep -o __safedel_rotate_turn | wc -l',

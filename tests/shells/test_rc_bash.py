@@ -119,7 +119,9 @@ def test_loading_twice_leaves_one_hook(sandbox, before):
     terminal = open_shell(sandbox, ["bash", "-i"], files)
     try:
         seen = turns(terminal, sandbox)
-        _, shown = terminal.run('echo "${PS0-}" | grep -o __safedel_turn_step | wc -l > hooks')
+        # PS0 from bash 4.4 on; PS1 before it (run by hand against an old bash).
+        hooks = 'echo "${PS0-}$PS1" | grep -o __safedel_turn_step | wc -l > hooks'
+        _, shown = terminal.run(hooks)
     finally:
         terminal.close()
     assert_one_turn_a_line(seen)
