@@ -7,8 +7,9 @@ would refuse (the parent's permission bits, the sticky rule, chattr +i/+a, a mou
 point, a directory not empty) gets that errno, anything else is trashed and answered
 with success. So -delete's return value, find's own messages, its exit status, and
 every action after -delete (-print, -exec, -empty's re-test, -o) are GNU's, because
-they are find's. Each entry is its own trash item here: find empties a directory
-before it removes it.
+they are find's. Each entry is its own trash item here (find empties a directory
+before it removes it), and its own guard batch: once the guard refuses one, the rest
+of the run is refused without asking again (one marker, not one per entry).
 
 Calls from processes find starts (-exec) are left to the kernel, unless this process
 itself runs under a filter: ours, the newest, would take their calls from it, so
@@ -135,6 +136,7 @@ class _Answerer:
         self.memory = self.notify.Memory()
         self.nested = _under_filter()
         self.user = rmcheck.User()
+        self.refused = False  # the guard said no once: the rest of this run is refused
 
     def serve(self):
         self.notify.prefer_sync_wakeup(self.listener)
@@ -194,8 +196,12 @@ class _Answerer:
             denied = errno.EBUSY
         if denied:
             return denied
+        if self.refused:
+            return errno.EPERM  # one guard refusal (and marker) per run, not one per entry
         captured = _Captured(self.tool)
-        rmtrash.apply(captured, _ME, [Item(path, is_dir, [])], None, b"cannot delete")
+        if rmtrash.apply(captured, _ME, [Item(path, is_dir, [])], None, b"cannot delete") is False:
+            self.refused = True
+            return errno.EPERM
         if not captured.errno and os.path.lexists(path):
             return errno.EPERM  # refused (protected, guard): it stays, find says so
         return captured.errno

@@ -16,6 +16,7 @@ _MISSING = (errno.ENOENT, errno.ENOTDIR)
 
 def apply(tool, runtime, items, opts, what=b"cannot remove"):
     """Trash items (rmwalk.Item) in order; print -v lines for those that went.
+    False when the guard refused the batch (it said why), else None.
 
     Each item goes through the deletion pipeline: resolved where the kernel puts it,
     refused if protected, deleted for real if exempt, else guarded with the rest as
@@ -48,7 +49,7 @@ def apply(tool, runtime, items, opts, what=b"cannot remove"):
             announce=lambda reason: tool.error(reason.encode("utf-8", "surrogateescape")),
         )
     except deletion.Refused:
-        return
+        return False
     ignore_missing = getattr(opts, "ignore_missing", False)
     for item, target in kept:
         if item.is_dir and not item.whole and not _is_empty(item.path):

@@ -263,3 +263,19 @@ def test_rm_with_a_pinned_directory_deep_inside(sandbox):
         assert_trashed(sandbox, ours, rm.ours, "rm")
     finally:
         subprocess.run([chattr, "-R", "-f", "-ia", str(sandbox.root)], check=False)
+
+
+def test_answered_find_meets_the_guard_once(sandbox):
+    """Answered one by one, entries within the turn's limit go; at the first refusal
+    the guard says why once, and every later entry stays with find's own message."""
+    require("/usr/bin/find")
+    pair = SideBySide(sandbox, "find")
+    pair.build(tree)
+    env = sandbox.shim_env(threshold=3)
+    gnu, ours = pair.run([".", "-name", "*.o", "-delete", "-print"], shim_env=env)
+    assert ours.status == 1 and len(ours.gone) == 3 and len(gnu.gone) > 3
+    assert ours.stdout.count(b"\n") == 3
+    markers = [line for line in ours.stderr.splitlines() if line.startswith(b"[safe-delete]")]
+    assert len(markers) == 1 and b"BULK_CONFIRM_REQUIRED" in markers[0]
+    refused = [line for line in ours.stderr.splitlines() if b"cannot delete" in line]
+    assert len(refused) == len(gnu.gone) - 3
