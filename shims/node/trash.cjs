@@ -30,6 +30,14 @@ function failure(err, what) {
   return new TrashFailure(err.code || 'EIO', `${what}: ${describe(err)}`);
 }
 
+// A trash that vanished while being prepared (swapped away by someone) gives ENOENT,
+// which would tell the caller the item itself is gone: `force` and catch-ENOENT code
+// would then say nothing while the item is still in place.
+function notMissing(err) {
+  if (err.code === 'ENOENT' || err.code === 'ENOTDIR') err.code = 'EIO';
+  return err;
+}
+
 function describe(err) {
   // "ENOENT: no such file or directory, open '...'" -> "no such file or directory"
   const match = /^[A-Z0-9]+: ([^,]+)/.exec(err.message || '');
@@ -51,11 +59,13 @@ function trash(target, trashDir, env) {
     }
   }
   let location;
+  let into;
   try {
     location = roots.locate(absolute, st.dev, trashDir, env);
+    into = roots.folders(location.root, location.owned);
   } catch (err) {
     if (err instanceof TrashFailure) throw err;
-    throw failure(err, 'cannot prepare the trash');
+    throw notMissing(failure(err, 'cannot prepare the trash'));
   }
   // Path= is relative to the topdir, which was found from the same real path.
   const field = location.topdir
@@ -67,24 +77,34 @@ function trash(target, trashDir, env) {
   const base = basename(absolute);
   for (let attempt = 1; ; attempt++) {
     const name = candidateName(base, attempt);
-    const infoPath = join(infoDir, Buffer.concat([name, Buffer.from(INFO_SUFFIX)]));
+    const infoName = Buffer.concat([name, Buffer.from(INFO_SUFFIX)]);
+    const infoPath = join(infoDir, infoName);
     const entry = join(filesDir, name);
+    // The same two places, reached through the folders' descriptors (or their paths).
+    const heldInfo = join(into.info, infoName);
+    const heldEntry = join(into.files, name);
     let fd;
     try {
-      fd = openSync(infoPath, INFO_FLAGS, 0o600);
+      fd = openSync(heldInfo, INFO_FLAGS, 0o600);
     } catch (err) {
       if (err.code === 'EEXIST') continue;
-      if (err.code === 'ENOENT' && roots.forget(location.root)) {
-        // Somebody emptied the trash by removing its folders: make them again.
-        roots.ensureTrashRoot(location.root, location.owned);
+      if (err.code === 'ERR_ACCESS_DENIED' && roots.withoutProcNames()) {
+        into = roots.folders(location.root, location.owned);
         attempt -= 1;
         continue;
       }
-      throw failure(err, 'cannot create the trash info file');
+      if (err.code === 'ENOENT' && roots.forget(location.root)) {
+        // Somebody emptied the trash by removing its folders: make them again.
+        roots.ensureTrashRoot(location.root, location.owned);
+        into = roots.folders(location.root, location.owned);
+        attempt -= 1;
+        continue;
+      }
+      throw notMissing(failure(err, 'cannot create the trash info file'));
     }
-    if (lexists(entry)) {
+    if (lexists(heldEntry)) {
       closeSync(fd);
-      unlinkSync(infoPath);
+      unlinkSync(heldInfo);
       continue;
     }
     try {
@@ -96,10 +116,10 @@ function trash(target, trashDir, env) {
       } finally {
         closeSync(fd);
       }
-      renameSync(absolute, entry);
+      renameSync(absolute, heldEntry);
     } catch (err) {
       try {
-        unlinkSync(infoPath);
+        unlinkSync(heldInfo);
       } catch {
         // The info file is already gone; nothing is left behind.
       }

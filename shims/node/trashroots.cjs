@@ -5,9 +5,11 @@
 // every item, so a process that trashed once never follows one swapped since.
 
 const pathPosix = require('path').posix;
-const { lstatSync, mkdirSync } = require('./originals.cjs');
+const { lstatSync, mkdirSync, openSync, closeSync, fstatSync } = require('./originals.cjs');
 
 const S_ISVTX = 0o1000;
+const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_CLOEXEC = 0 } = require('fs').constants;
+const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 
 class TrashFailure extends Error {
   constructor(code, reason) {
@@ -148,7 +150,90 @@ function locate(absolute, dev, trashDir, env) {
 
 // Forget that root's folders were checked (they went missing); true if they had been.
 function forget(root) {
+  drop(latin1(root));
   return checkedInside.delete(latin1(root));
+}
+
+// Descriptors on each root's files/ and info/, items going in as /proc/self/fd/N/name
+// (Node has no openat): the kernel starts from the folder we checked, so a root
+// swapped for a symlink between the check and the move cannot redirect an item. The
+// program owns the descriptor table, so a held one is trusted (and closed) only while
+// fstat still shows the folder it was opened on. Without /proc: the checked paths.
+const held = new Map(); // latin1(root) -> { ident, fds: [[fd, ident], [fd, ident]] }
+let procFd = null;
+const identOf = (st) => `${st.dev}:${st.ino}`;
+
+function isStill([fd, ident]) {
+  try {
+    const st = fstatSync(fd);
+    return identOf(st) === ident && st.nlink > 0;
+  } catch {
+    return false;
+  }
+}
+
+function drop(key) {
+  const entry = held.get(key);
+  held.delete(key);
+  for (const pair of entry ? entry.fds : []) if (isStill(pair)) closeSync(pair[0]);
+}
+
+function openFolders(root, owned) {
+  const rootFd = openSync(root, DIR_FLAGS); // a symlink fails here (O_NOFOLLOW)
+  const fds = [];
+  try {
+    const st = fstatSync(rootFd);
+    checkRoot(root, st, owned);
+    for (const sub of ['files', 'info']) {
+      const fd = openSync(`/proc/self/fd/${rootFd}/${sub}`, DIR_FLAGS);
+      const sst = fstatSync(fd);
+      fds.push([fd, identOf(sst)]);
+      if (!sst.isDirectory() || sst.uid !== st.uid || (owned && sst.mode & 0o022)) {
+        throw new TrashFailure('EPERM', `${show(root)}/${sub} is not a folder of its owner`);
+      }
+    }
+    return { ident: identOf(st), fds };
+  } catch (err) {
+    for (const [fd] of fds) closeSync(fd);
+    throw err;
+  } finally {
+    closeSync(rootFd);
+  }
+}
+
+// Can descriptors be named by path here? Not without /proc, nor where the permission
+// model keeps /proc out of reach.
+function procNames() {
+  try {
+    return lstatSync('/proc/self/fd', { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+// The permission model can let us read /proc yet not write through it: then use the
+// checked paths from now on. True if that changed anything.
+function withoutProcNames() {
+  if (!procFd) return false;
+  procFd = false;
+  for (const key of [...held.keys()]) drop(key);
+  return true;
+}
+
+// { files, info }: where items and info files go into root, just checked by locate().
+function folders(root, owned) {
+  if (procFd === null) procFd = procNames();
+  if (!procFd) return { files: join(root, Buffer.from('files')), info: join(root, Buffer.from('info')) };
+  const key = latin1(root);
+  const now = lstatSync(root, { throwIfNoEntry: false });
+  let entry = held.get(key);
+  if (!entry || !now || identOf(now) !== entry.ident || !entry.fds.every(isStill)) {
+    drop(key);
+    entry = openFolders(root, owned);
+    held.set(key, entry);
+  }
+  const [files, info] = entry.fds.map(([fd]) => Buffer.from(`/proc/self/fd/${fd}`));
+  return { files, info };
 }
 
 module.exports = {
@@ -163,4 +248,6 @@ module.exports = {
   ensureTrashRoot,
   locate,
   forget,
+  folders,
+  withoutProcNames,
 };

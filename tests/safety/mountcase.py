@@ -4,8 +4,8 @@ tmpfs they mount is seen by nobody else on the machine.
     python mountcase.py CASE MOUNTPOINT [SPEC]
 
 prints one JSON object with what happened. The attacker's steps run as uid 65534.
-SPEC (JSON: {"python", "env"}) is for the cases that delete through a shimmed Python
-interpreter. Every case also reports what trash-cli's `trash-list` and `safedel list`
+SPEC (JSON: {"python" or "node", "env"}) is for the cases that delete through a shimmed
+Python or Node process. Every case also reports what trash-cli's `trash-list` and `safedel list`
 show under the mount, both run in here, where the mount is visible.
 """
 
@@ -168,10 +168,31 @@ print(json.dumps(codes), flush=True)
 """
 
 
+SHIMMED_NODE = r"""
+const fs = require('fs');
+const names = process.argv.slice(1);
+const del = (p) => { try { fs.unlinkSync(p); return null; } catch (e) { return e.code; } };
+const codes = [del(names[0])];
+process.stdout.write('ready\n');
+fs.readSync(0, Buffer.alloc(3));
+for (let n = 1; n < names.length; n++) {
+  const until = process.hrtime.bigint() + BigInt(n * 25000);
+  while (process.hrtime.bigint() < until);
+  codes.push(del(names[n]));
+}
+console.log(JSON.stringify(codes));
+"""
+
+
 def shimmed(spec, m, *names):
-    """The shimmed interpreter, started: it deletes names[0], says ready, waits for a
-    line on stdin, then deletes the rest and prints each one's errno (null when done)."""
-    argv = [spec["python"], "-c", SHIMMED, *[f"{m}/{name}" for name in names]]
+    """The shimmed interpreter (Python or Node), started: it deletes names[0], says
+    ready, waits for a line on stdin, then deletes the rest and prints each one's
+    error (errno or code; null when done)."""
+    paths = [f"{m}/{name}" for name in names]
+    if "node" in spec:
+        argv = [spec["node"], "-e", SHIMMED_NODE, *paths]
+    else:
+        argv = [spec["python"], "-c", SHIMMED, *paths]
     pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     return subprocess.Popen(argv, env=spec["env"], cwd=m, text=True, **pipes)
 
@@ -187,7 +208,7 @@ SWAPS = {
 
 
 def shim_swapped_root(m, spec, swap):
-    """A shimmed Python trashes f1, its trash root is swapped for a symlink to the
+    """A shimmed process trashes f1, its trash root is swapped for a symlink to the
     attacker's directory, then it deletes f2 (swap "in_place": .Trash/0 itself, which
     only root could swap inside root's sticky .Trash, is replaced by the symlink)."""
     write(f"{m}/f1", "one")

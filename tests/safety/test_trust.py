@@ -111,21 +111,30 @@ def test_trash_list_and_safedel_list_agree_on_every_topdir_trash(sandbox, shared
 SYSTEM_PYTHON = "/usr/bin/python3"  # safedel is not installed there: only the shim loads it
 
 
-def shim_spec(sandbox, shared):
+def shim_spec(sandbox, shared, runtime):
     point = os.path.join(shared, "mnt")  # mount_case mounts it; the mount is the workspace
     env = sandbox.shim_env(SAFEDEL_WORKSPACE_ROOTS=point)
+    if runtime == "node":
+        return {"node": require("node"), "env": env}
     return {"python": require(SYSTEM_PYTHON), "env": env}
 
 
+def code_names(codes):
+    """Python's errno numbers and Node's codes, alike: [None | "EXDEV", ...]."""
+    return [errno.errorcode[c] if isinstance(c, int) else c for c in codes]
+
+
+@pytest.mark.parametrize("runtime", ["python", "node"])
 @pytest.mark.parametrize("swap", ["trash_uid", "shared_uid", "in_place"])
-def test_a_shimmed_python_never_follows_its_swapped_trash_root(sandbox, shared, swap):
+def test_a_shimmed_process_never_follows_its_swapped_trash_root(sandbox, shared, swap, runtime):
     """A process that trashed once holds its trash root; swapped for a symlink to the
     attacker's directory, the next item fails closed or goes to a trash that is ours."""
-    result = mount_case(sandbox, "shim_swapped_root", shared, shim_spec(sandbox, shared), swap)
+    spec = shim_spec(sandbox, shared, runtime)
+    result = mount_case(sandbox, "shim_swapped_root", shared, spec, swap)
     assert result["ready"] == "ready\n", result["stderr"]
     assert result["theirs"] == [[], []]
     if swap == "trash_uid":  # .Trash-$uid was the only trash on the mount: fail closed
-        assert result["codes"] == [None, errno.EXDEV], result["stderr"]  # no trash here
+        assert code_names(result["codes"]) == [None, "EXDEV"], result["stderr"]  # no trash
         assert result["where"] == {"f1": ["away/files"], "f2": ["."]}
         (marker,) = [line for line in result["stderr"].splitlines() if "[safe-delete]" in line]
         assert marker.startswith("[safe-delete][SAFE_DELETE_FAIL_CLOSED] ")
@@ -176,16 +185,17 @@ def test_a_trash_dir_setting_not_ours_fails_closed_in_a_shimmed_python(sandbox, 
     assert why in json.loads(marker.split(" ", 1)[1])["reason"]
 
 
-def test_a_shimmed_python_racing_a_trash_root_swap_exposes_nothing(sandbox, shared):
+@pytest.mark.parametrize("runtime", ["python", "node"])
+def test_a_shimmed_process_racing_a_trash_root_swap_exposes_nothing(sandbox, shared, runtime):
     """Case 5 as a race: 20 items, each at another moment of uid 65534 swapping
     .Trash-0 for a symlink to their directory and back."""
-    result = mount_case(sandbox, "shim_race", shared, shim_spec(sandbox, shared))
+    result = mount_case(sandbox, "shim_race", shared, shim_spec(sandbox, shared, runtime))
     assert result["ready"] == ["ready\n", "ready\n"], result["stderr"]
     assert result["theirs"] == [[], []]
-    failed = [code for code in result["codes"] if code is not None]
+    failed = [code for code in code_names(result["codes"]) if code is not None]
     closed = result["stderr"].count("[safe-delete][SAFE_DELETE_FAIL_CLOSED] ")
     # never ENOENT: the item is still there (a swapped-away root said so before)
-    assert closed == len(failed) and set(failed) <= {errno.EXDEV, errno.EPERM, errno.EIO}, result
+    assert closed == len(failed) and set(failed) <= {"EXDEV", "EPERM", "EIO"}, result
     names = ["warm"] + [f"item{n}" for n in range(20)]
     for name, code in zip(names, result["codes"], strict=True):
         # trashed into a trash dir of ours (whatever its name now), or failed closed
