@@ -100,11 +100,12 @@ def test_the_users_rm_alias_and_functions_are_kept(sandbox, key):
     function); a function of the user's own is left alone."""
     require(os.path.join(sandbox.shim_home, "bin", "rm"))
     (sandbox.work / "victim").write_text("x")
-    rc = "alias rm='rm -v'\nunlink() { echo mine; }\n" + bootstrap("sh") * 2 + "PS1='> '\n"
+    user = "alias rm='rm -v'\nunlink() { echo mine; }\nalias rmdir=rmdir\nrmdir() { echo too; }\n"
+    rc = user + bootstrap("sh") * 2 + "PS1='> '\n"
     terminal = start(sandbox, key, rc)
     try:
         status, shown = terminal.run("rm victim > removed.txt")
-        terminal.run("unlink nothing > unlink.txt")
+        terminal.run("unlink nothing > unlink.txt; rmdir nothing > rmdir.txt")
         terminal.run('echo "$PS1" | grep -o __safedel_rotate_turn | wc -l > hooks.txt')
     finally:
         terminal.close()
@@ -112,4 +113,5 @@ def test_the_users_rm_alias_and_functions_are_kept(sandbox, key):
     assert read(sandbox, "removed.txt") == "removed 'victim'"
     assert sandbox.trashed_names() == ["victim"]
     assert read(sandbox, "unlink.txt") == "mine"
+    assert read(sandbox, "rmdir.txt") == "too"
     assert read(sandbox, "hooks.txt") == "1"

@@ -43,15 +43,21 @@ __safedel_rearm() {
 # removed while ours is defined (it would expand inside the definition), then restored.
 for __safedel_name in rm rmdir unlink find safedel; do
   __safedel_alias=
-  case $(\command -v "${__safedel_name}" 2>/dev/null || :) in
-    "alias "*) __safedel_alias=$(\command alias "${__safedel_name}") ;;
-    /* | '') ;;
-    *) continue ;;
+  __safedel_found=$(\command -v "${__safedel_name}" 2>/dev/null || :)
+  case ${__safedel_found} in
+    "alias "*)
+      __safedel_alias=$(\command alias "${__safedel_name}")
+      \command unalias "${__safedel_name}"
+      __safedel_found=$(\command -v "${__safedel_name}" 2>/dev/null || :)
+      ;;
   esac
-  [ -z "${__safedel_alias}" ] || \command unalias "${__safedel_name}"
-  __safedel_env=
-  [ "${__safedel_name}" != safedel ] || __safedel_env='SAFEDEL_PROMPT_HOOK=${__safedel_hook}'
-  eval "${__safedel_name}() { __safedel_rearm; ${__safedel_env} \\command ${__safedel_name} \"\$@\"; }"
+  case ${__safedel_found} in
+    /* | '')
+      __safedel_env=
+      [ "${__safedel_name}" != safedel ] || __safedel_env='SAFEDEL_PROMPT_HOOK=${__safedel_hook}'
+      eval "${__safedel_name}() { __safedel_rearm; ${__safedel_env} \\command ${__safedel_name} \"\$@\"; }"
+      ;;
+  esac
   [ -z "${__safedel_alias}" ] || eval "\\command alias ${__safedel_alias}"
 done
-unset __safedel_name __safedel_alias __safedel_env
+unset __safedel_name __safedel_alias __safedel_found __safedel_env
