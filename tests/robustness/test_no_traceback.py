@@ -111,6 +111,7 @@ ENV_VARS = sorted(
             "CONFIG",
         ],
         *["REPORT_SEGMENT_BYTES", "HOME", "USER_ZDOTDIR", "USER_ENV", "USER_BASH_ENV"],
+        "PROMPT_HOOK",
     }
 )
 ENV_VARS = ["SAFEDEL_" + name for name in ENV_VARS]
