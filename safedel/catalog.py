@@ -118,21 +118,88 @@ def items(roots=None, warn=None):
         return recyclebin.items(warn)
     import gc
 
-    from . import catalogcache
-
     found = []
     gc.disable()  # many objects, no cycles: the collector would only slow the build
     try:
-        for root in trashlist.visible_trash_dirs() if roots is None else roots:
-            root = root.rstrip(b"/") or b"/"
-            for name, original, deleted, order, invalid, kind, size in catalogcache.entries(
-                root, read_item, warn
+        for table in tables(roots, warn):
+            root = table.root
+            for name, order, original, (deleted, invalid, kind, size) in zip(
+                table.names, table.orders, table.originals, table.rest, strict=True
             ):
                 found.append(Item(root, name, original, deleted, order, invalid, kind, size))
     finally:
         gc.enable()
-    found.sort(key=lambda item: item.order)
+    found.sort(key=lambda item: item.order)  # stable: ties stay in root, then name order
     return found
+
+
+def tables(roots=None, warn=None):
+    """Each trash root's catalogtable.Table (default: every visible root)."""
+    from . import catalogtable
+
+    found = []
+    for root in trashlist.visible_trash_dirs() if roots is None else roots:
+        root = root.rstrip(b"/") or b"/"
+        found.append(catalogtable.table(root, read_item, render_row, warn))
+    return found
+
+
+def render_row(root, name, original, deleted, invalid, kind, size):
+    """One entry as `safedel list --json` prints it (json.dumps of a list of these
+    dicts is "[" + ", ".join(rows) + "]")."""
+    import json
+
+    item = Item(root, name, original, deleted, (0, 0), invalid, kind, size)
+    return json.dumps(dict(item.as_json(), size=size)).encode("ascii")
+
+
+def json_rows(prefix=None, warn=None):
+    """The `list --json` rows of every item (or of those trashed from under prefix,
+    absolute bytes), oldest first, from each root's cached rows."""
+    found = tables(warn=warn)
+    picked = []
+    for table in found:
+        if prefix is None:
+            picked.append((table.orders, table.rows))
+            continue
+        if prefix == b"/":
+            wanted = range(len(table.originals))
+        else:
+            base = prefix.rstrip(b"/")
+            below = base + b"/"
+            wanted = [
+                i
+                for i, original in enumerate(table.originals)
+                if original.startswith(below) or original == base
+            ]
+        orders, rows = table.orders, table.rows
+        picked.append(([orders[i] for i in wanted], [rows[i] for i in wanted]))
+    if len(picked) == 1:
+        return picked[0][1]
+    everything = [pair for orders, rows in picked for pair in zip(orders, rows, strict=True)]
+    everything.sort(key=lambda pair: pair[0])  # stable, as items() sorts
+    return [row for _, row in everything]
+
+
+def newest_present(warn=None):
+    """The item `restore --last` takes: the last of items() whose payload is there and
+    whose Path= is valid, found from the newest end of each root's table."""
+    from . import catalogtable
+
+    if recyclebin.in_use():
+        found = [i for i in items(warn=warn) if i.kind != "missing" and not i.invalid]
+        return found[-1] if found else None
+    best = None
+    for root in trashlist.visible_trash_dirs():
+        root = root.rstrip(b"/") or b"/"
+        found = catalogtable.newest(root, read_item, render_row, warn)
+        # >=: of two roots' items trashed at the same moment, the later root's wins.
+        if found is not None and (best is None or found[0] >= best[0][0]):
+            best = (found, root)
+    if best is None:
+        return None
+    (order, name, original, (deleted, invalid, kind, size)), root = best
+    return Item(root, name, original, deleted, order, invalid, kind, size)
 
 
 def refresh(item, warn=None):

@@ -2,31 +2,51 @@
 
 It lives in the trash dir as `safedel-catalog.v1` (0600, safedel's own; other tools
 read only info/, files/ and directorysizes). It is a hint, never the truth:
-- every info file is stat'ed on each listing (one scandir), and only those whose inode,
-  size or mtime differ from the cached line are read and parsed again;
+- every info file is stat'ed on each use (one listing, one stat each), and only those
+  whose inode or ctime differ from the cached stamp are read and parsed again; a stamp
+  from within a clock tick of the cache being written is not trusted either;
 - an item's kind is reused only while files/ is unchanged since well before the cache
-  was written (a change within the same clock tick cannot hide); else it is lstat'ed;
+  was written (a change within the same clock tick cannot hide); else it is read from
+  a listing of files/;
 - anything unreadable means a rebuild from the info files;
 - a restore re-reads the chosen item's info file before acting on it.
+
+The file is a header and sections (names, stamps, orders, original paths, the other
+fields, and each entry's `list --json` row, all sorted by deletion order), each one
+marshal blob decoded only when asked for: `list --json` decodes the rows and little
+else, and `restore --last` looks at the newest end.
 """
 
 import marshal
 import os
 import stat
+import struct
 import time
 import zlib
 
-from .core import dirsizes, trashinfo
+from .core import trashinfo
 
 NAME = b"safedel-catalog.v1"
-STAMPS = b"safedel-catalog-stamps.v1"
-VERSION = 2
-# A directory changed less than this before the cache was written may change again
-# within the same timestamp tick; such a cache is checked entry by entry.
-SETTLE_NS = 2_000_000_000
+_OLD_STAMPS = b"safedel-catalog-stamps.v1"  # an earlier layout kept stamps apart
+MAGIC = b"safedel catalog 3\n"
+SECTIONS = ("names", "stamps", "orders", "originals", "rest", "rows")
+_LENGTH = struct.Struct("<Q")
+# A directory or info file changed less than a timestamp tick before the cache was
+# written may change again within that tick unseen; it is checked again, not trusted.
+# A file system with whole-second (or FAT's two-second) times gives whole seconds;
+# one with finer times ticks at least every jiffy (10 ms at HZ=100).
+COARSE_TICK_NS = 2_000_000_000
+FINE_TICK_NS = 50_000_000
 
 
-def _dir_key(path):
+def settled(stamp_ns, taken_ns):
+    """True if a change at stamp_ns (an mtime or ctime) was at least a tick before
+    taken_ns, so that any later change shows as a different time."""
+    tick = FINE_TICK_NS if stamp_ns % 1_000_000_000 else COARSE_TICK_NS
+    return stamp_ns < taken_ns - tick
+
+
+def dir_key(path):
     """(device, inode, mtime ns) of a directory; None when it is missing."""
     try:
         st = os.stat(path)
@@ -35,119 +55,153 @@ def _dir_key(path):
     return (st.st_dev, st.st_ino, st.st_mtime_ns)
 
 
-def _load(root, name=NAME):
+class Listing:
+    """info/ as it is now: the info files' names and stamps, in directory order."""
+
+    def __init__(self, root):
+        self.root = root
+        # Taken first: a stamp is trusted later only if it is well older than this.
+        self.taken = time.time_ns()
+        self.info_dir = os.path.join(root, b"info")
+        self.files_key = dir_key(os.path.join(root, b"files"))
+        suffix = trashinfo.INFO_SUFFIX
+        self.files = [name for name in os.listdir(self.info_dir) if name.endswith(suffix)]
+        self.stamps = _stamps(self.info_dir, self.files)
+        self.signature = None  # a file that went away mid-listing: never a match
+        if None not in self.stamps:
+            self.signature = (
+                len(self.files),
+                zlib.crc32(b"/".join(self.files)),
+                hash(tuple(self.stamps)),  # ints only: the same in every process
+            )
+
+    @property
+    def names(self):
+        """The entry names: the info files' names without `.trashinfo`."""
+        cut = -len(trashinfo.INFO_SUFFIX)
+        return [name[:cut] for name in self.files]
+
+
+def _stamps(info_dir, files):
+    """(inode, ctime ns) per info file; None for one that went away since the listing."""
     import gc
 
-    gc.disable()  # 700,000 new objects and no cycles: collecting as they come costs seconds
+    fd = os.open(info_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    gc.disable()  # 100,000 short-lived objects and no cycles
     try:
-        with open(os.path.join(root, name), "rb") as handle:
-            data = marshal.load(handle)
-        if isinstance(data, dict) and data.get("version") == VERSION:
-            return data
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
+        try:
+            return [
+                (s.st_ino, s.st_ctime_ns)
+                for s in [os.stat(name, dir_fd=fd, follow_symlinks=False) for name in files]
+            ]
+        except OSError:  # one file went away mid-listing: the slow, careful way
+            found = []
+            for name in files:
+                try:
+                    s = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    found.append((s.st_ino, s.st_ctime_ns))
+                except OSError:
+                    found.append(None)
+            return found
     finally:
         gc.enable()
-    return None
+        os.close(fd)
 
 
-def _save(root, data, name=NAME):
-    path = os.path.join(root, name)
+class Cache:
+    """One trash dir's cache file; each section is decoded on first use."""
+
+    def __init__(self, data, header, offsets):
+        self.data, self.header, self._offsets, self._decoded = data, header, offsets, {}
+
+    def __getitem__(self, section):
+        if section not in self._decoded:
+            start, end = self._offsets[section]
+            self._decoded[section] = marshal.loads(memoryview(self.data)[start:end])
+        return self._decoded[section]
+
+    def where(self, section):
+        """(start, end) of a section's bytes in the file."""
+        return self._offsets[section]
+
+    def valid_for(self, listing):
+        """True when every info file and files/ are as the cache saw them, long enough
+        before it was written that no change can hide in the same clock tick."""
+        header = self.header
+        return (
+            header["signature"] == listing.signature
+            and settled(header["newest_ctime"], header["written"])
+            and self.same_files(listing)
+        )
+
+    def same_files(self, listing):
+        """files/ unchanged since, and settled before, the cache was written."""
+        key = listing.files_key
+        return (
+            key is not None
+            and self.header["files_key"] == key
+            and settled(key[2], self.header["written"])
+        )
+
+    def trusted(self, stamp):
+        """True if a cached info file stamp can stand for the file while it matches."""
+        return settled(stamp[1], self.header["written"])
+
+
+def load(root):
+    """The Cache in root, or None if there is none or it is not one we can read."""
+    try:
+        fd = os.open(os.path.join(root, NAME), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read()
+        if not data.startswith(MAGIC):
+            return None
+        position = len(MAGIC)
+        blobs = []
+        for _ in range(1 + len(SECTIONS)):
+            (length,) = _LENGTH.unpack_from(data, position)
+            position += _LENGTH.size
+            blobs.append((position, position + length))
+            position += length
+        if position != len(data):
+            return None
+        header = marshal.loads(memoryview(data)[blobs[0][0] : blobs[0][1]])
+        if not isinstance(header, dict) or header.get("sections") != SECTIONS:
+            return None
+        return Cache(data, header, dict(zip(SECTIONS, blobs[1:], strict=True)))
+    except (OSError, EOFError, ValueError, TypeError, struct.error):
+        return None
+
+
+def save(root, header, sections):
+    """Write the cache whole to a temporary name, then rename it over the old one: a
+    reader sees the old cache or the new, never half of one. sections maps each name
+    to its list, or is a Cache whose sections stand as they are (a new header only)."""
+    header = dict(header, sections=SECTIONS)
+    if isinstance(sections, Cache):
+        view = memoryview(sections.data)
+        blobs = [marshal.dumps(header)] + [view[slice(*sections.where(n))] for n in SECTIONS]
+    else:
+        blobs = [marshal.dumps(header)] + [marshal.dumps(sections[n]) for n in SECTIONS]
+    data = [MAGIC]
+    for blob in blobs:
+        data += [_LENGTH.pack(len(blob)), blob]
+    path = os.path.join(root, NAME)
     temporary = path + b".%d.tmp" % os.getpid()
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as handle:
-            marshal.dump(data, handle)
+            handle.writelines(data)
         os.rename(temporary, path)
     except OSError:
         try:
             os.unlink(temporary)
         except OSError:
             pass  # a cache that cannot be written only makes the next list slower
-
-
-def _stamps(info_dir):
-    """{entry name: (inode, size, mtime ns)} of every info file: one scandir."""
-    found = {}
-    with os.scandir(info_dir) as listing:
-        for entry in listing:
-            if entry.name.endswith(trashinfo.INFO_SUFFIX):
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                found[entry.name[: -len(trashinfo.INFO_SUFFIX)]] = (
-                    st.st_ino,
-                    st.st_size,
-                    st.st_mtime_ns,
-                )
-    return found
-
-
-def _digest(stamps):
-    """An order-free fingerprint of every info file's stamp, the same in every process
-    (hash() is salted per process)."""
-    crc = zlib.crc32
-    return sum(crc(b"%s %d %d %d" % (name, *stamp)) for name, stamp in stamps.items()) % (1 << 61)
-
-
-def entries(root, read_item, warn=None):
-    """[(name, original, deleted, order, invalid, kind, size)] for root's info files.
-
-    read_item(info_path, warn) parses one info file (catalog.read_item)."""
-    info_dir, files_dir = os.path.join(root, b"info"), os.path.join(root, b"files")
-    keys = (_dir_key(info_dir), _dir_key(files_dir))
     try:
-        stamps = _stamps(info_dir)
+        os.unlink(os.path.join(root, _OLD_STAMPS))
     except OSError:
-        return []
-    cache = _load(root)
-    now = time.time_ns()
-    # Kinds come from files/: reusable only while files/ itself is unchanged, and was
-    # already settled when the cache was written (a change in the same tick is unseen).
-    same_files = (
-        cache is not None
-        and keys[1] is not None
-        and cache["keys"][1] == keys[1]
-        and cache["written"] - keys[1][2] > SETTLE_NS
-    )
-    digest = _digest(stamps)
-    if same_files and cache["digest"] == digest and len(cache["entries"]) == len(stamps):
-        return cache["entries"]  # every info file as it was: nothing to read again
-    known = {} if cache is None else {e[0]: e for e in cache["entries"]}
-    # The per-file stamps are read only now, when something changed.
-    detail = _load(root, STAMPS) if cache is not None else None
-    old_stamps = detail["stamps"] if detail and detail.get("digest") == cache["digest"] else {}
-    found, sizes_wanted = [], []
-    for name, stamp in stamps.items():
-        cached = known.get(name)
-        if cached is not None and old_stamps.get(name) == stamp:
-            row = list(cached)
-            if not same_files:
-                row[5] = kind_of(os.path.join(files_dir, name))
-            found.append(row)
-            continue
-        item = read_item(os.path.join(info_dir, name + trashinfo.INFO_SUFFIX), warn)
-        if item is None:
-            continue
-        found.append([name, item.original, item.deleted, item.order, item.invalid, item.kind, None])
-        if item.kind == "dir":
-            sizes_wanted.append(name)
-        elif item.kind != "missing":
-            try:
-                found[-1][6] = os.lstat(item.file_path).st_size
-            except OSError:
-                pass
-    if sizes_wanted:
-        measured = dirsizes.sizes(root, sizes_wanted)
-        for row in found:
-            if row[0] in measured:
-                row[6] = measured[row[0]]
-    found = [tuple(row) for row in found]
-    _save(root, {"version": VERSION, "digest": digest, "stamps": stamps}, STAMPS)
-    record = {"version": VERSION, "keys": keys, "written": now, "digest": digest}
-    _save(root, dict(record, entries=found))
-    return found
+        pass
 
 
 def kind_of(file_path):
@@ -159,3 +213,22 @@ def kind_of(file_path):
     if stat.S_ISLNK(mode):
         return "symlink"
     return "dir" if stat.S_ISDIR(mode) else "file"
+
+
+def kinds(files_dir):
+    """{name: kind} for everything in files/, from one listing (the directory entry's
+    type, stat'ed only where the file system does not say)."""
+    found = {}
+    try:
+        with os.scandir(files_dir) as listing:
+            for entry in listing:
+                try:
+                    if entry.is_symlink():
+                        found[entry.name] = "symlink"
+                    else:
+                        found[entry.name] = "dir" if entry.is_dir(follow_symlinks=False) else "file"
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return found

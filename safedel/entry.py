@@ -1,4 +1,5 @@
-"""The `safedel` console script. `run`, `rm` and `bootstrap` take fast paths without typer."""
+"""The `safedel` console script. `run`, `rm`, `bootstrap` and the common forms of `list`
+and `restore` take fast paths without typer."""
 
 import errno
 import os
@@ -68,6 +69,13 @@ def _dispatch(argv):
         from .shells.bootstrap import main as bootstrap_main
 
         sys.exit(bootstrap_main(argv[1:]))
+    if argv[:1] in (["list"], ["restore"]):
+        # A large trash: the common forms skip typer and rich (quick.py).
+        from .quick import run as quick_run
+
+        code = quick_run(argv)
+        if code is not None:
+            sys.exit(code)
     if argv[:1] == ["rm"]:
         # Straight to rm, so that its options (and a leading `--`) arrive as typed.
         from .commands.rm import main as rm_main

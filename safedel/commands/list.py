@@ -146,6 +146,14 @@ def list_(
 
         cutoff = parse_since(since) * 1000 if since is not None else None
         return list_git.show(report_path, session, turn, cutoff, as_json)
+    from .. import recyclebin
+
+    if as_json and not (turns or since or session or turn) and not recyclebin.in_use():
+        # Each item's row as the catalog cache keeps it: what quick.py prints too.
+        base = os.path.abspath(os.fsencode(prefix)) if prefix is not None else None
+        rows = catalog.json_rows(base, warn)
+        typer.echo(b"[" + b", ".join(rows) + b"]")
+        return
     from ..purging import sizes
 
     found = select(prefix, since, session, turn, report_path)

@@ -10,6 +10,7 @@ from .. import catalog, restoring
 from ..core import report as core_report
 from ..core import settings as core_settings
 from ..core.git import undo as git_undo
+from ..restoreflow import Outcome, restore_one
 from .list import append_events, warn
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
@@ -61,41 +62,6 @@ def by_turn(report_path, session, turn):
     return found[::-1], snapshots[::-1]
 
 
-class Outcome:
-    """What a restore did: items back (item, where), items not (item or path, why), and
-    git snapshots re-applied or not."""
-
-    def __init__(self):
-        self.restored, self.failed, self.snapshots = [], [], []
-
-    def as_json(self):
-        return {
-            "restored": [
-                {"path": os.fsdecode(target), "from": os.fsdecode(item.file_path)}
-                for item, target in self.restored
-            ],
-            "notRestored": [{"path": os.fsdecode(path), "why": why} for path, why in self.failed],
-            "snapshots": [{"ok": ok, "message": message} for ok, message in self.snapshots],
-        }
-
-    def summary(self):
-        """One line: what came back, what did not and why."""
-        came = len(self.restored) + sum(ok for ok, _ in self.snapshots)
-        missed = len(self.failed) + sum(not ok for ok, _ in self.snapshots)
-        line = f"restored {came} of {came + missed}"
-        if self.failed:
-            reasons = "; ".join(
-                f"{catalog.printable(os.fsencode(path))}: {why}" for path, why in self.failed[:10]
-            )
-            more = f"; and {len(self.failed) - 10} more" if len(self.failed) > 10 else ""
-            line += f"; not restored: {reasons}{more}"
-        return line
-
-    @property
-    def ok(self):
-        return not self.failed and all(ok for ok, _ in self.snapshots)
-
-
 def reapply_snapshots(settings, snapshots, outcome, say):
     """Re-apply git snapshots, newest first, into outcome; report each."""
     events = []
@@ -136,17 +102,9 @@ def restore_all(settings, items, conflict, outcome, quiet=False):
 
         task = bar.add_task("Restoring", total=len(items))
         for item in items:
-            try:
-                if isinstance(item, catalog.Item) and os.path.lexists(item.info_path):
-                    item = catalog.refresh(item)  # the info file, not a cached line
-                target = restoring.restore(item, conflict, settings.trash_dir)
-            except restoring.RestoreError as exc:
-                outcome.failed.append((item.original, exc.reason))
-                say(f"safedel restore: {catalog.printable(os.fsencode(exc.reason))}", err=True)
-            else:
-                events.append(restoring.restore_event(settings, item, target))
-                outcome.restored.append((item, target))
-                say(f"restored {catalog.printable(target)}")
+            event = restore_one(settings, item, conflict, outcome, say)
+            if event is not None:
+                events.append(event)
             bar.advance(task)
     append_events(settings, events)
     return say
@@ -227,10 +185,10 @@ def restore(
     elif orphan is not None:
         items = [orphan_item(os.fsencode(orphan), os.path.abspath(os.fsencode(to)))]
     elif last:
-        everything = present()
-        if not everything:
+        newest = catalog.newest_present(warn)  # the last of present(), as quick.py finds it
+        if newest is None:
             raise _fail("the trash is empty")
-        items = everything[-1:]
+        items = [newest]
     elif turn is not None:
         items, snapshots = by_turn(settings.report, session, turn)
     else:

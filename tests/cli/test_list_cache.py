@@ -114,3 +114,89 @@ def test_a_damaged_cache_is_rebuilt(sandbox):
     good = listing(sandbox)
     (sandbox.trash / "safedel-catalog.v1").write_bytes(b"\x00garbage")
     assert listing(sandbox) == good
+
+
+def run(sandbox, *args):
+    return subprocess.run(
+        [sys.executable, "-m", "safedel", *args],
+        cwd=sandbox.work,
+        env=sandbox.base_env(),
+        capture_output=True,
+    )
+
+
+def newest_by_a_cold_read(sandbox):
+    """What `restore --last` must take: the last listed item that is there and valid,
+    as a listing without the cache gives it."""
+    cache = sandbox.trash / "safedel-catalog.v1"
+    saved = cache.read_bytes() if cache.exists() else None
+    if saved is not None:
+        cache.unlink()
+    rows = json.loads(run(sandbox, "list", "--json").stdout)
+    if saved is not None:
+        cache.write_bytes(saved)  # the warm cache, as it was, for the command under test
+    present = [r for r in rows if r["kind"] != "missing" and not r["invalid"]]
+    return present[-1]["path"] if present else None
+
+
+def test_the_quick_forms_answer_as_the_full_commands_do(sandbox):
+    """`list --json`, `list PREFIX --json` and `restore --last` skip typer; the same
+    commands with an option only the full CLI takes must print the same bytes."""
+    trash_many(sandbox, 40)
+    report = str(sandbox.report_path)
+    for quick, full in (
+        (["list", "--json"], ["list", "--json", "--report", report]),
+        (
+            ["list", str(sandbox.work / "f0012"), "--json"],
+            ["list", "--json", "--report", report, str(sandbox.work / "f0012")],
+        ),
+    ):
+        fast, slow = run(sandbox, *quick), run(sandbox, *full)
+        assert fast.returncode == slow.returncode == 0, (fast.stderr, slow.stderr)
+        assert fast.stdout == slow.stdout and fast.stderr == slow.stderr == b""
+    # A garbled info file: both warn the same way, every time (it is read again).
+    (sandbox.trash / "info" / "bad.trashinfo").write_bytes(b"not an info file")
+    for _ in range(2):
+        fast, slow = (
+            run(sandbox, "list", "--json"),
+            run(sandbox, "list", "--json", "--report", report),
+        )
+        assert fast.stdout == slow.stdout and fast.stderr == slow.stderr
+        assert b"skipped" in fast.stderr and b"bad.trashinfo" in fast.stderr
+    fast = run(sandbox, "restore", "--last")
+    slow = run(sandbox, "restore", "--last", "--report", report)
+    for done, name in ((fast, "f0039"), (slow, "f0038")):  # each takes the newest left
+        assert done.returncode == 0 and done.stderr == fast.stderr
+        said = f"restored {sandbox.work / name}\nsafedel restore: restored 1 of 1\n"
+        assert done.stdout == said.encode()
+
+
+def test_restore_last_with_a_warm_cache_takes_what_a_cold_read_would(sandbox):
+    """Other tools add and remove items between uses of the cache: `restore --last`
+    must still take the newest item there is, never one the cache remembers."""
+    env = sandbox.base_env()
+    trash_many(sandbox, 30)
+    assert run(sandbox, "list", "--json").returncode == 0  # the cache, warm
+    # trash-put adds a newer item: it is the one to come back.
+    (sandbox.work / "tp").write_text("tp")
+    subprocess.run([require("trash-put"), "tp"], cwd=sandbox.work, env=env, check=True)
+    assert newest_by_a_cold_read(sandbox) == str(sandbox.work / "tp")
+    assert run(sandbox, "restore", "--last").returncode == 0
+    assert (sandbox.work / "tp").read_text() == "tp"
+    # trash-rm purges the newest two; the payload of the next one goes missing.
+    subprocess.run([require("trash-rm"), "f0029"], env=env, check=True)
+    subprocess.run([require("trash-rm"), "f0028"], env=env, check=True)
+    (sandbox.trash / "files" / "f0027").unlink()
+    expected = newest_by_a_cold_read(sandbox)
+    assert expected == str(sandbox.work / "f0026")
+    done = run(sandbox, "restore", "--last")
+    assert done.returncode == 0, done.stderr
+    assert os.path.exists(expected)
+    # An info file edited in place (no change to the info dir) is read again.
+    info = sandbox.trash / "info" / "f0003.trashinfo"
+    info.write_text(
+        info.read_text().replace("DeletionDate=", "DeletionDate=2099-01-02T03:04:05\n#")
+    )
+    assert newest_by_a_cold_read(sandbox) == str(sandbox.work / "f0003")
+    assert run(sandbox, "restore", "--last").returncode == 0
+    assert (sandbox.work / "f0003").exists()

@@ -1,0 +1,241 @@
+"""One trash dir's entries, sorted by deletion order: from the catalog cache while it
+is still right (catalogcache.py says when), else brought up to date from the info
+files that changed, and the cache written again.
+
+The entries are parallel lists: names, orders, original paths, the other fields
+(deletion date, why the Path= is invalid, kind, size) and each entry's `list --json`
+row. Ties in order go by name, so a cache brought up to date and a cold read agree
+on which item is the last.
+"""
+
+import bisect
+import os
+
+from . import catalogcache
+from .core import dirsizes, trashinfo
+
+FIELDS = ("names", "orders", "originals", "rest", "rows")
+# Past this many changed entries, one sort of everything beats inserting each.
+_INSERT_LIMIT = 2000
+
+
+class Table:
+    def __init__(self, root, sections):
+        self.root, self._sections = root, sections
+
+    def __getattr__(self, field):
+        if field in FIELDS:
+            return self._sections[field]
+        raise AttributeError(field)
+
+    def __len__(self):
+        return len(self.names)
+
+
+def table(root, read_item, render, warn=None):
+    """root's Table. read_item(info_path, warn) parses one info file (an Item or None);
+    render(root, name, original, deleted, invalid, kind, size) gives its list row."""
+    try:
+        listing = catalogcache.Listing(root)
+    except OSError:
+        return Table(root, {field: [] for field in FIELDS})
+    cache = catalogcache.load(root)
+    if cache is not None and cache.valid_for(listing) and not _readable_now(cache, warn, read_item):
+        return Table(root, cache)
+    return _refresh(listing, cache, read_item, render, warn)
+
+
+def _readable_now(cache, warn, read_item):
+    """Read again the info files that could not be read last time (warning as a cold
+    read would); True if one can be now."""
+    root = cache.header["root"]
+    return any([read_item(_info_path(root, name), warn) for name in cache.header["failed"]])
+
+
+def _info_path(root, name):
+    return root + b"/info/" + name + trashinfo.INFO_SUFFIX
+
+
+def _refresh(listing, cache, read_item, render, warn):
+    root = listing.root
+    if _only_files_touched(listing, cache):
+        header = dict(cache.header, files_key=listing.files_key, written=listing.taken)
+        catalogcache.save(root, header, cache)
+        return Table(root, cache)
+    old = _Old(listing, cache)
+    keep, fresh = [], []
+    names = listing.names
+    for name, stamp in zip(names, listing.stamps, strict=True):
+        if stamp is None:
+            continue  # went away while we looked
+        index = old.index.get(name)
+        if index is not None and old.stamps[index] == stamp and cache.trusted(stamp):
+            kind = old.kinds_now.get(name, "missing") if old.kinds_now is not None else None
+            if kind is None or kind == old.rest[index][2]:
+                keep.append(index)
+                continue
+        fresh.append(name)
+    new, failed = _read_fresh(root, fresh, read_item, render, warn)
+    header = {
+        "signature": listing.signature,
+        "newest_ctime": max((stamp[1] for stamp in listing.stamps if stamp), default=0),
+        "files_key": listing.files_key,
+        "written": listing.taken,
+        "failed": failed,
+        "root": root,
+    }
+    if cache is not None and not new and len(keep) == len(old.index):
+        # Nothing came, went or changed kind (files/ was touched, or the cache was
+        # written too soon after a change to be sure): only the header is new.
+        catalogcache.save(root, header, cache)
+        return Table(root, cache)
+    sections = _merge(old, keep, new)
+    by_name = dict(zip(names, listing.stamps, strict=True))
+    stamps = [by_name[name] for name in sections["names"]]
+    catalogcache.save(root, header, dict(sections, stamps=stamps))
+    return Table(root, sections)
+
+
+def _only_files_touched(listing, cache):
+    """True if every info file is as the cache has it, and files/ changed without
+    changing any item's kind (a trash and a restore since, say)."""
+    if cache is None or cache.header["signature"] != listing.signature:
+        return False
+    if not catalogcache.settled(cache.header["newest_ctime"], cache.header["written"]):
+        return False
+    if cache.header["failed"]:
+        return False  # read them again, and warn again, on the careful path
+    now = catalogcache.kinds(os.path.join(listing.root, b"files"))
+    return [now.get(name, "missing") for name in cache["names"]] == [
+        fields[2] for fields in cache["rest"]
+    ]
+
+
+def _read_fresh(root, fresh, read_item, render, warn):
+    """[name, order, original, rest, row] for each info file read again, and the names
+    of those that could not be read."""
+    new, failed, sizes_wanted = [], [], []
+    for name in fresh:
+        item = read_item(_info_path(root, name), warn)
+        if item is None:
+            failed.append(name)
+            continue
+        size = None
+        if item.kind == "dir":
+            sizes_wanted.append(name)
+        elif item.kind != "missing":
+            try:
+                size = os.lstat(item.file_path).st_size
+            except OSError:
+                pass
+        new.append([name, item.order, item.original, [item.deleted, item.invalid, item.kind, size]])
+    if sizes_wanted:
+        measured = dirsizes.sizes(root, sizes_wanted)
+        for entry in new:
+            if entry[0] in measured:
+                entry[3][3] = measured[entry[0]]
+    for entry in new:
+        entry[3] = tuple(entry[3])
+        entry.append(render(root, entry[0], entry[2], *entry[3]))
+    return new, failed
+
+
+class _Old:
+    """What the previous cache knew, and whether its kinds still hold."""
+
+    def __init__(self, listing, cache):
+        self.cache, self.index, self.stamps, self.kinds_now = cache, {}, [], None
+        if cache is None:
+            return
+        self.stamps = cache["stamps"]
+        self.index = {name: i for i, name in enumerate(cache["names"])}
+        if not cache.same_files(listing):
+            self.kinds_now = catalogcache.kinds(os.path.join(listing.root, b"files"))
+
+    @property
+    def sections(self):
+        if self.cache is None:
+            return {field: [] for field in FIELDS}
+        return {field: self.cache[field] for field in FIELDS}
+
+    @property
+    def rest(self):
+        return self.cache["rest"]
+
+
+def _merge(old, keep, new):
+    """The kept old entries and the new ones, as sections sorted by (order, name)."""
+    sections = old.sections
+    keep.sort()  # old indices ascending: still in (order, name) order
+    merged = {field: [sections[field][i] for i in keep] for field in FIELDS}
+    new.sort(key=lambda entry: (entry[1], entry[0]))
+    if len(new) > _INSERT_LIMIT:
+        for entry in new:
+            for field, value in zip(FIELDS, entry, strict=True):
+                merged[field].append(value)
+        order = sorted(
+            range(len(merged["names"])),
+            key=lambda i: (merged["orders"][i], merged["names"][i]),
+        )
+        return {field: [merged[field][i] for i in order] for field in FIELDS}
+    keys = list(zip(merged["orders"], merged["names"], strict=True))
+    for entry in new:
+        position = bisect.bisect(keys, (entry[1], entry[0]))
+        keys.insert(position, (entry[1], entry[0]))
+        for field, value in zip(FIELDS, entry, strict=True):
+            merged[field].insert(position, value)
+    return merged
+
+
+def newest(root, read_item, render, warn=None):
+    """(order, name, original, rest) of root's newest entry whose payload is there and
+    whose Path= is valid, or None. The same answer as table() gives, but the cache is
+    only read: the entries that changed since it was written are read from their info
+    files, the others are taken from its newest end."""
+    try:
+        listing = catalogcache.Listing(root)
+    except OSError:
+        return None
+    cache = catalogcache.load(root)
+    if cache is None:
+        return _newest_in(table(root, read_item, render, warn), lambda index, kind: kind)
+    names, stamps = cache["names"], cache["stamps"]
+    current = dict(zip(listing.names, listing.stamps, strict=True))
+    known = dict(zip(names, stamps, strict=True))
+    if not cache.trusted((0, cache.header["newest_ctime"])):  # some stamps are too recent
+        known = {n: s for n, s in known.items() if cache.trusted(s)}
+    best = None
+    for name, stamp in current.items():
+        if stamp is None or known.get(name) == stamp:
+            continue
+        item = read_item(_info_path(root, name), warn)  # new, changed, or unreadable before
+        if item is not None and item.kind != "missing" and not item.invalid:
+            found = (item.order, name, item.original, (item.deleted, None, item.kind, None))
+            if best is None or found[:2] > best[:2]:
+                best = found
+    files_same = cache.same_files(listing)
+    files_dir = os.path.join(root, b"files")
+
+    def kind_now(index, kind):
+        name = names[index]
+        stamp = current.get(name)
+        if stamp is None or known.get(name) != stamp:
+            return None  # gone, or changed: read above
+        return kind if files_same else catalogcache.kind_of(os.path.join(files_dir, name))
+
+    from_cache = _newest_in(Table(root, cache), kind_now)
+    if from_cache is not None and (best is None or from_cache[:2] > best[:2]):
+        best = from_cache
+    return best
+
+
+def _newest_in(found, kind_now):
+    """The last entry of found whose kind_now(index, cached kind) is present, if any."""
+    rest = found.rest
+    for index in range(len(rest) - 1, -1, -1):
+        deleted, invalid, kind, size = rest[index]
+        kind = kind_now(index, kind)
+        if kind is not None and kind != "missing" and not invalid:
+            fields = (deleted, invalid, kind, size)
+            return (found.orders[index], found.names[index], found.originals[index], fields)
+    return None
