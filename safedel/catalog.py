@@ -112,6 +112,28 @@ def invalid_path(path, topdir):
     return None
 
 
+def _rebuilt_if_damaged(function):
+    """Run function; if a catalog cache turns out to be damaged half way, remove it and
+    run function again (which rebuilds it from the info files)."""
+    from functools import wraps
+
+    @wraps(function)
+    def careful(*args, **kwargs):
+        from . import catalogcache
+
+        try:
+            return function(*args, **kwargs)
+        except catalogcache.Damaged as exc:
+            try:
+                os.unlink(os.path.join(exc.root, catalogcache.NAME))
+            except OSError:
+                pass
+            return function(*args, **kwargs)
+
+    return careful
+
+
+@_rebuilt_if_damaged
 def items(roots=None, warn=None):
     """Every entry in the given trash roots (default: all visible ones), oldest first."""
     if roots is None and recyclebin.in_use():
@@ -153,6 +175,7 @@ def render_row(root, name, original, deleted, invalid, kind, size):
     return json.dumps(dict(item.as_json(), size=size)).encode("ascii")
 
 
+@_rebuilt_if_damaged
 def json_rows(prefix=None, warn=None):
     """The `list --json` rows of every item (or of those trashed from under prefix,
     absolute bytes), oldest first, from each root's cached rows."""
@@ -181,6 +204,7 @@ def json_rows(prefix=None, warn=None):
     return [row for _, row in everything]
 
 
+@_rebuilt_if_damaged
 def newest_present(warn=None):
     """The item `restore --last` takes: the last of items() whose payload is there and
     whose Path= is valid, found from the newest end of each root's table."""

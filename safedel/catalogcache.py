@@ -108,16 +108,34 @@ def _stamps(info_dir, files):
         os.close(fd)
 
 
+class Damaged(Exception):
+    """A section of the cache in root does not decode to what the header says."""
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.root = root
+
+
 class Cache:
     """One trash dir's cache file; each section is decoded on first use."""
 
-    def __init__(self, data, header, offsets):
-        self.data, self.header, self._offsets, self._decoded = data, header, offsets, {}
+    def __init__(self, root, data, header, offsets):
+        self.root, self.data, self.header = root, data, header
+        self._offsets, self._decoded = offsets, {}
 
     def __getitem__(self, section):
         if section not in self._decoded:
             start, end = self._offsets[section]
-            self._decoded[section] = marshal.loads(memoryview(self.data)[start:end])
+            blob = memoryview(self.data)[start:end]
+            if zlib.crc32(blob) != self.header["crcs"][SECTIONS.index(section)]:
+                raise Damaged(self.root)  # a torn or changed file: its bytes say so
+            try:
+                found = marshal.loads(blob)
+            except (EOFError, ValueError, TypeError):
+                raise Damaged(self.root) from None
+            if not isinstance(found, list) or len(found) != self.header["count"]:
+                raise Damaged(self.root)
+            self._decoded[section] = found
         return self._decoded[section]
 
     def where(self, section):
@@ -168,21 +186,31 @@ def load(root):
         header = marshal.loads(memoryview(data)[blobs[0][0] : blobs[0][1]])
         if not isinstance(header, dict) or header.get("sections") != SECTIONS:
             return None
-        return Cache(data, header, dict(zip(SECTIONS, blobs[1:], strict=True)))
+        if not _HEADER.issubset(header) or not isinstance(header["failed"], list):
+            return None
+        if not isinstance(header["crcs"], list) or len(header["crcs"]) != len(SECTIONS):
+            return None
+        return Cache(root, data, header, dict(zip(SECTIONS, blobs[1:], strict=True)))
     except (OSError, EOFError, ValueError, TypeError, struct.error):
         return None
+
+
+_HEADER = {"signature", "newest_ctime", "files_key", "written", "failed", "count", "crcs"}
 
 
 def save(root, header, sections):
     """Write the cache whole to a temporary name, then rename it over the old one: a
     reader sees the old cache or the new, never half of one. sections maps each name
     to its list, or is a Cache whose sections stand as they are (a new header only)."""
-    header = dict(header, sections=SECTIONS)
     if isinstance(sections, Cache):
         view = memoryview(sections.data)
-        blobs = [marshal.dumps(header)] + [view[slice(*sections.where(n))] for n in SECTIONS]
+        blobs = [view[slice(*sections.where(name))] for name in SECTIONS]
+        count, crcs = sections.header["count"], sections.header["crcs"]
     else:
-        blobs = [marshal.dumps(header)] + [marshal.dumps(sections[n]) for n in SECTIONS]
+        blobs = [marshal.dumps(sections[name]) for name in SECTIONS]
+        count, crcs = len(sections["names"]), [zlib.crc32(blob) for blob in blobs]
+    header = dict(header, sections=SECTIONS, count=count, crcs=crcs)
+    blobs.insert(0, marshal.dumps(header))
     data = [MAGIC]
     for blob in blobs:
         data += [_LENGTH.pack(len(blob)), blob]

@@ -48,8 +48,8 @@ def table(root, read_item, render, warn=None):
 def _readable_now(cache, warn, read_item):
     """Read again the info files that could not be read last time (warning as a cold
     read would); True if one can be now."""
-    root = cache.header["root"]
-    return any([read_item(_info_path(root, name), warn) for name in cache.header["failed"]])
+    failed = cache.header["failed"]
+    return any([read_item(_info_path(cache.root, name), warn) for name in failed])
 
 
 def _info_path(root, name):
@@ -82,7 +82,6 @@ def _refresh(listing, cache, read_item, render, warn):
         "files_key": listing.files_key,
         "written": listing.taken,
         "failed": failed,
-        "root": root,
     }
     if cache is not None and not new and len(keep) == len(old.index):
         # Nothing came, went or changed kind (files/ was touched, or the cache was

@@ -200,3 +200,16 @@ def test_restore_last_with_a_warm_cache_takes_what_a_cold_read_would(sandbox):
     assert newest_by_a_cold_read(sandbox) == str(sandbox.work / "f0003")
     assert run(sandbox, "restore", "--last").returncode == 0
     assert (sandbox.work / "f0003").exists()
+
+
+def test_a_cache_damaged_inside_a_section_is_rebuilt(sandbox):
+    trash_many(sandbox, 20)
+    good = listing(sandbox)
+    cache = sandbox.trash / "safedel-catalog.v1"
+    data = bytearray(cache.read_bytes())
+    data[-200:-100] = b"\xff" * 100  # inside the last section, the list rows
+    cache.write_bytes(bytes(data))
+    assert listing(sandbox) == good
+    done = run(sandbox, "restore", "--last")
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    assert (sandbox.work / "f0019").exists()
