@@ -211,7 +211,9 @@ def newest_present(warn=None):
     from . import catalogtable
 
     if recyclebin.in_use():
-        found = [i for i in items(warn=warn) if i.kind != "missing" and not i.invalid]
+        found = [
+            i for i in items(warn=warn) if i.kind != "missing" and not getattr(i, "invalid", None)
+        ]
         return found[-1] if found else None
     best = None
     for root in trashlist.visible_trash_dirs():
