@@ -252,12 +252,14 @@ def test_orphans_after_killed_trash_loops_are_repaired(sandbox):
 
 
 def test_retention_runs_detached_after_the_command(sandbox):
-    config = sandbox.home / ".config" / "safedel" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text('retention = "30d"\n')
     fill(sandbox, "stale", "t-old")
     fill(sandbox, "fresh", "t-new")
     backdate(sandbox, "stale", 45)
+    # Configured only now: a pass started by the fills above could still be running
+    # when stale2 is trashed below, and take it.
+    config = sandbox.home / ".config" / "safedel" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('retention = "30d"\n')
     stamp = sandbox.state / "retention.stamp"
     if stamp.exists():
         stamp.unlink()
@@ -343,10 +345,6 @@ def test_purge_drops_report_segments_past_the_retention(sandbox):
     item stays, as does the current file; what is left reads without a torn line."""
     from safedel.core import reportfiles
 
-    config = sandbox.home / ".config" / "safedel" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text('retention = "30d"\n')
-
     def turn(name, *files):
         for file in files:
             (sandbox.work / file).write_text(file)
@@ -361,6 +359,10 @@ def test_purge_drops_report_segments_past_the_retention(sandbox):
     turn("t-recent", "r1")
     recent = rotate_report(sandbox, 2)
     turn("t-new", "n1")
+    # Configured only now, so that no `safedel run` above starts a pass of its own.
+    config = sandbox.home / ".config" / "safedel" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('retention = "30d"\n')
     kept = {p: p.read_bytes() for p in (live, recent, sandbox.report_path)}
 
     dry = safedel(sandbox, "purge", "--older-than", "30d", "--dry-run")
