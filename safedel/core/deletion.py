@@ -131,8 +131,11 @@ def trash_one(settings, runtime, path):
         raise
     fields = record.as_event()
     # Set aside by the guard stage, which imports regenerable only when it needs it.
+    # Another thread may be importing it right now: a module still without its table
+    # has set nothing aside yet.
     regenerable = sys.modules.get(__name__.rpartition(".")[0] + ".regenerable")
-    why = regenerable.uncounted.pop(absolute(path), None) if regenerable else None
+    uncounted = getattr(regenerable, "uncounted", None)
+    why = uncounted.pop(absolute(path), None) if uncounted is not None else None
     if why is not None:
         fields.update(counted=False, why=why)
     try:
