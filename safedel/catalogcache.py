@@ -23,6 +23,8 @@ import stat
 import struct
 import time
 import zlib
+from functools import partial
+from operator import attrgetter
 
 from .core import trashinfo
 
@@ -90,10 +92,9 @@ def _stamps(info_dir, files):
     gc.disable()  # 100,000 short-lived objects and no cycles
     try:
         try:
-            return [
-                (s.st_ino, s.st_ctime_ns)
-                for s in [os.stat(name, dir_fd=fd, follow_symlinks=False) for name in files]
-            ]
+            # map() all the way: no Python bytecode runs per file.
+            stat_at = partial(os.stat, dir_fd=fd, follow_symlinks=False)
+            return list(map(attrgetter("st_ino", "st_ctime_ns"), map(stat_at, files)))
         except OSError:  # one file went away mid-listing: the slow, careful way
             found = []
             for name in files:
