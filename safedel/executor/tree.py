@@ -29,6 +29,17 @@ _statuses = {}
 
 def become_subreaper():
     """True if orphans of our descendants now come to us (Linux >= 3.4)."""
+    pid = os.getpid()  # the attribute is per process, and not inherited by a fork
+    if pid not in _subreaper:
+        _subreaper.clear()
+        _subreaper[pid] = _set_subreaper()
+    return _subreaper[pid]
+
+
+_subreaper = {}  # pid -> what become_subreaper found: a served run asks at every start
+
+
+def _set_subreaper():
     if not sys.platform.startswith("linux"):
         return False
     try:

@@ -11,12 +11,8 @@ ACTIVE_VAR = "SAFEDEL_NET"
 
 class Net:
     def __init__(self):
-        # Here, not at the top: `--net off` (or a kernel without the net) must not pay
-        # for ctypes and the supervisor.
-        from . import install
-
         self.machine = os.uname().machine
-        self._installer = install.Installer(self.machine)
+        self._installer = _installer(self.machine)
         self._supervisor = None
 
     def spawn(self, program, argv, env, setsigdef=(), file_actions=(), setsid=False):
@@ -67,11 +63,27 @@ def _stderr_of(file_actions):
     return os.dup(found)  # the same open file, so the same offset
 
 
+def _installer(machine):
+    """The prepared filter, built once per process: it never changes, and a resident
+    `safedel serve` starts every run under the net."""
+    if machine not in _prepared:
+        # Here, not at the top: `--net off` (or a kernel without the net) must not pay
+        # for ctypes and the supervisor.
+        from . import install
+
+        _prepared[machine] = install.Installer(machine)
+    return _prepared[machine]
+
+
+_prepared = {}  # machine -> Installer; "kernel" -> what kernel_supports found
+
+
 def prepare(value, environ):
     """A Net for `safedel run`, or None when it is switched off or unsupported."""
     from . import kernel_supports, wanted
 
     if not wanted(value, environ):
         return None
-    ok, _ = kernel_supports()
-    return Net() if ok else None
+    if "kernel" not in _prepared:
+        _prepared["kernel"] = kernel_supports()[0]
+    return Net() if _prepared["kernel"] else None

@@ -101,6 +101,8 @@ class ServedRun:
             self.failed = None
             # Several trees side by side: only this root's processes are this run's.
             self.execution.tree = tree.Tree(self.execution.pid, exclusive=False)
+            # Before the response: a server killed at any moment after it must leave
+            # the record its successor ends the tree by.
             self.server.track(self.execution.pid)
         finally:
             for fd in child_ends:
