@@ -17,7 +17,6 @@ import os
 import sys
 
 from . import settings as core_settings
-from . import workspace_files
 
 SCOPES = ("session", "local", "project", "user")
 LOCAL_FILE = os.path.join(".safedel", "config.local.toml")
@@ -68,6 +67,8 @@ def _resolve(entry, base):
 
 def collect(environ=None, start=None, cli_roots=(), state_dir=None, session=None):
     """Every configured Root, in scope order, then the warnings about entries ignored."""
+    from . import workspace_files  # not when safedel run handed its roots down
+
     environ = os.environ if environ is None else environ
     start = os.path.realpath(start or os.getcwd())
     project = project_dir(start)
