@@ -159,7 +159,7 @@ class Cache:
         return (
             key is not None
             and self.header["files_key"] == key
-            and settled(key[2], self.header["written"])
+            and settled(key[2], self.header["files_written"])
         )
 
     def trusted(self, stamp):
@@ -196,7 +196,16 @@ def load(root):
         return None
 
 
-_HEADER = {"signature", "newest_ctime", "files_key", "written", "failed", "count", "crcs"}
+_HEADER = {
+    "signature",
+    "newest_ctime",
+    "files_key",
+    "written",
+    "files_written",
+    "failed",
+    "count",
+    "crcs",
+}
 
 
 def save(root, header, sections):

@@ -10,6 +10,7 @@ on which item is the last.
 
 import bisect
 import os
+import time
 
 from . import catalogcache
 from .core import dirsizes, trashinfo
@@ -60,6 +61,7 @@ def _refresh(listing, cache, read_item, render, warn):
     root = listing.root
     if _only_files_touched(listing, cache):
         header = dict(cache.header, files_key=listing.files_key, written=listing.taken)
+        header["files_written"] = _files_written(listing, cache["names"], cache["rest"])
         catalogcache.save(root, header, cache)
         return Table(root, cache)
     old = _Old(listing, cache)
@@ -86,13 +88,35 @@ def _refresh(listing, cache, read_item, render, warn):
     if cache is not None and not new and len(keep) == len(old.index):
         # Nothing came, went or changed kind (files/ was touched, or the cache was
         # written too soon after a change to be sure): only the header is new.
+        header["files_written"] = _files_written(listing, cache["names"], cache["rest"])
         catalogcache.save(root, header, cache)
         return Table(root, cache)
     sections = _merge(old, keep, new)
+    header["files_written"] = _files_written(listing, sections["names"], sections["rest"])
     by_name = dict(zip(names, listing.stamps, strict=True))
     stamps = [by_name[name] for name in sections["names"]]
     catalogcache.save(root, header, dict(sections, stamps=stamps))
     return Table(root, sections)
+
+
+def _files_written(listing, names, rest):
+    """The time from which the kinds in rest are known to hold for files/. files/ that
+    changed within a clock tick of the listing may change again unseen, so then the
+    kinds are looked at a second time, once files/ has settled; if they still hold,
+    that second look's time it is. Otherwise the listing's, and the next use looks
+    again. (A trash followed at once by a listing would else cost every later listing
+    a look at files/.)"""
+    key = listing.files_key
+    if key is None or catalogcache.settled(key[2], listing.taken):
+        return listing.taken
+    later = time.time_ns()
+    files_dir = os.path.join(listing.root, b"files")
+    if catalogcache.dir_key(files_dir) != key or not catalogcache.settled(key[2], later):
+        return listing.taken
+    now = catalogcache.kinds(files_dir)
+    if [now.get(name, "missing") for name in names] == [fields[2] for fields in rest]:
+        return later
+    return listing.taken
 
 
 def _only_files_touched(listing, cache):
