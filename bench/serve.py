@@ -3,9 +3,11 @@
 The round trip is RunExecutable sent to ProcessExit read, on one raw socket, against
 `safedel run -- true` and bare `true` spawned in the same rounds, and against a second
 server whose config switches the net off (its fork and supervisor are most of the
-cost). Ping is timed while 8 served commands stream a line every 10 ms to another
-connection that reads them; each round gives the p99 of its pings, and the row's
-median is over rounds.
+cost). The same round trips are counted in CPU time too (the server's own and that of
+the children it reaped, in batches of BATCH, since /proc counts in clock ticks), which
+a shared machine's load does not inflate. Ping is timed while 8 served commands stream
+a line every 10 ms to another connection that reads them; each round gives the p99 of
+its pings, and the row's median is over rounds.
 """
 
 import json
@@ -25,6 +27,9 @@ SERVED_NO_NET = "serve: the same, net = false in the config"
 RUN = "safedel run -- true"
 TRUE = "bare true"
 PING = "serve: Ping p99 (per round), 8 commands streaming"
+SERVED_CPU = "serve: RunExecutable true, CPU time (server and its children)"
+SERVED_NO_NET_CPU = "serve: the same, net = false: CPU time"
+BATCH = 40
 STREAMERS = 8
 PINGS = 200
 STREAM = "while :; do echo 'a line of build output, as a compiler prints it'; sleep 0.01; done"
@@ -38,6 +43,8 @@ def row_list():
         rows.Row(workload, RUN, "per run", anchor_of=SERVED),
         rows.Row(workload, TRUE, "per run", anchor_of=SERVED),
         rows.Row(workload, PING, "per round", rows.absolute(0.002)),
+        rows.Row(workload, SERVED_CPU, "per run"),
+        rows.Row(workload, SERVED_NO_NET_CPU, "per run", anchor_of=SERVED_CPU),
     ]
 
 
@@ -85,6 +92,20 @@ def _round_trip(conn, true, cwd):
     return elapsed
 
 
+def _cpu_seconds(pid):
+    """utime + stime + cutime + cstime of pid, in seconds."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_per_run(server, conn, true, cwd):
+    before = _cpu_seconds(server.pid)
+    for _ in range(BATCH):
+        _round_trip(conn, true, cwd)
+    return (_cpu_seconds(server.pid) - before) / BATCH
+
+
 def _ping_round(path, conn):
     """The p99 of PINGS pings while STREAMERS commands stream to another connection."""
     load = _Line(path)
@@ -118,7 +139,7 @@ def run(profile, root, shim_home):
     try:
         true = tool("true")
         if not true:
-            missing = (SERVED, SERVED_NO_NET, RUN, TRUE)
+            missing = (SERVED, SERVED_NO_NET, RUN, TRUE, SERVED_CPU, SERVED_NO_NET_CPU)
             return rows.fill(row_list(), {}, dict.fromkeys(missing, "true is not installed"))
         env = sandbox.base_env()
         path = os.path.join(sandbox.root, "serve", "serve.sock")
@@ -138,6 +159,11 @@ def run(profile, root, shim_home):
             TRUE: lambda: timed_spawn([true], env, errors),
         }
         results = interleave(timers, profile.run_rounds, max(profile.warmup, 1))
+        cpu = {
+            SERVED_CPU: lambda: _cpu_per_run(server, conn, true, sandbox.work),
+            SERVED_NO_NET_CPU: lambda: _cpu_per_run(plain, plain_conn, true, sandbox.work),
+        }
+        results.update(interleave(cpu, max(3, profile.run_rounds // 2), 1))
         pings = [_ping_round(path, conn) for _ in range(max(3, profile.warmup + 3))]
         results[PING] = pings
         return rows.fill(row_list(), results, {})

@@ -122,6 +122,8 @@ EXPECTED = {
         "safedel run -- true",
         "bare true",
         "serve: Ping p99 (per round), 8 commands streaming",
+        "serve: RunExecutable true, CPU time (server and its children)",
+        "serve: the same, net = false: CPU time",
     ],
     "regenerable check, a refused batch of 1,000 files in one ignored directory": [
         "git check of the whole batch, in process",
