@@ -110,6 +110,12 @@ class Sandbox:
 
 def timed_spawn(argv, env, errors):
     """Wall time of one run of argv, spawn to reap; stderr goes to the file errors."""
+    return timed_spawn_with_cpu(argv, env, errors)[0]
+
+
+def timed_spawn_with_cpu(argv, env, errors):
+    """(wall, CPU) seconds of one run of argv, spawn to reap: the CPU of the process and
+    of every process it waited for (the command and its children)."""
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
@@ -117,12 +123,12 @@ def timed_spawn(argv, env, errors):
     ]
     start = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
-    _, status = os.waitpid(pid, 0)
+    _, status, usage = os.wait4(pid, 0)
     elapsed = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise WorkloadError(f"{os.path.basename(argv[0])} exited {code}: {tail(errors)}")
-    return elapsed
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def run_json(argv, env, timeout=600):

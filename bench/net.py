@@ -8,18 +8,16 @@ entry (each trashed on its own); plain `rm -rf` goes to the shim, one rename.
 
 import os
 import shutil
-import time
 
 from . import rows
 from .harness import (
     PYTHON,
     Sandbox,
-    WorkloadError,
     interleave,
     make_tree,
     script,
-    tail,
     timed_spawn,
+    timed_spawn_with_cpu,
     tool,
 )
 from .startup import safedel_command
@@ -90,7 +88,7 @@ def run(profile, root, shim_home):
 
         def timed_cpu(name, argv):
             def timed():
-                seconds, cpu_seconds = _timed_with_cpu(argv, env, errors)
+                seconds, cpu_seconds = timed_spawn_with_cpu(argv, env, errors)
                 cpu[name].append(cpu_seconds)
                 return seconds
 
@@ -116,21 +114,3 @@ def run(profile, root, shim_home):
         return rows.fill(row_list(), results, {})
     finally:
         sandbox.close()
-
-
-def _timed_with_cpu(argv, env, errors):
-    """(wall, CPU) seconds of one run of argv: the CPU of the process and of every
-    process it waited for (the command and its children)."""
-    actions = [
-        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 2, errors, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
-    ]
-    start = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
-    _, status, usage = os.wait4(pid, 0)
-    elapsed = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        raise WorkloadError(f"{os.path.basename(argv[0])} exited {code}: {tail(errors)}")
-    return elapsed, usage.ru_utime + usage.ru_stime

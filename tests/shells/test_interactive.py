@@ -47,7 +47,8 @@ SHELLS = {
 }
 
 
-def start(sandbox, key, **extra):
+def start(sandbox, key, cache=ODD_DIR, **extra):
+    """A terminal running the shell `key` with its rc; cache is the shim cache's dir."""
     shell = SHELLS[key]
     require(shell.argv[0])
     rc_name, rc_text = shell.rc
@@ -57,7 +58,7 @@ def start(sandbox, key, **extra):
     env = sandbox.base_env(
         SAFEDEL_THRESHOLD="50",
         ENV=str(sandbox.home / ".shrc"),
-        XDG_CACHE_HOME=str(sandbox.root / ODD_DIR),
+        XDG_CACHE_HOME=str(sandbox.root / cache),
         TERM="dumb",
         PS1="$ ",
         **extra,

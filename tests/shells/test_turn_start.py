@@ -12,7 +12,6 @@ import sys
 
 import pytest
 from conftest import last_markers, require
-from ptyshell import Terminal
 from test_interactive import SHELLS, start
 
 NAMES = " ".join(f"n{i:02d}" for i in range(60))
@@ -59,21 +58,9 @@ def test_what_a_line_made_is_not_counted_and_what_an_earlier_line_made_is(sandbo
 
 
 def plain_start(sandbox, key):
-    """As test_interactive's start, with a plain shim cache path: NODE_OPTIONS cannot
-    quote the odd one's double quotes."""
-    shell = SHELLS[key]
-    require(shell.argv[0])
-    rc_name, rc_text = shell.rc
-    rc_path = sandbox.home / rc_name
-    rc_path.parent.mkdir(parents=True, exist_ok=True)
-    rc_path.write_text(rc_text)
-    env = sandbox.base_env(
-        ENV=str(sandbox.home / ".shrc"),
-        XDG_CACHE_HOME=str(sandbox.root / "cache"),
-        TERM="dumb",
-        PS1="$ ",
-    )
-    return Terminal(shell.argv, env, str(sandbox.work), status=shell.status)
+    """A terminal as test_interactive's start, with a plain shim cache path: NODE_OPTIONS
+    cannot quote the odd one's double quotes."""
+    return start(sandbox, key, cache="cache")
 
 
 @pytest.mark.parametrize("key", ["bash", "dash", "zsh", "fish"])
