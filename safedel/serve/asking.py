@@ -65,13 +65,14 @@ class Watch:
         parts = signal_parts(session, run_key(run.run_id))
         name = parts.pop()
         try:
-            with self._lock:
-                wd = self._dirs.get((state_dir, session))
-                if wd is None:
+            with self._lock, open_dir(state_dir, parts) as directory:
+                # DeleteSession removes the directory: a new one needs a watch of its own.
+                inode = os.fstat(directory.fd).st_ino
+                wd, watched = self._dirs.get((state_dir, session), (None, None))
+                if wd is None or watched != inode:
                     # By descriptor: the directory checked by open_dir is the one watched.
-                    with open_dir(state_dir, parts) as directory:
-                        wd = self._add(f"/proc/self/fd/{directory.fd}", _IN_MOVED_TO)
-                    self._dirs[(state_dir, session)] = wd
+                    wd = self._add(f"/proc/self/fd/{directory.fd}", _IN_MOVED_TO)
+                    self._dirs[(state_dir, session)] = (wd, inode)
                 self._runs[(wd, name)] = run
                 run.watched = (wd, name)
         except OSError:

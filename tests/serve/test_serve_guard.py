@@ -1,11 +1,14 @@
 """The bulk guard over serve: trashing, GuardRequest, and the user's answer."""
 
 import os
+import time
 
 import pytest
 from conftest import last_markers
 from resultschema import valid_result
 from servekit import Raw, Served
+
+from safedel.core import guard
 
 
 @pytest.fixture
@@ -216,3 +219,24 @@ def test_deny_while_the_run_waits_refuses_its_later_steps(served, sandbox):
     assert "SAFE_DELETE_BULK_REJECTED" in last_markers(result["stderr"])
     # A rejected turn is not a question: one GuardRequest, for the step that asked.
     assert [e["command"] for e in raw.of(pid)].count("GuardRequest") == 1
+
+
+def test_guard_request_while_running_after_the_signal_folder_is_pruned(served, sandbox):
+    """Pruning removes a session's signal folder once it has been idle for a day; a
+    later run of the session is still asked about while it runs."""
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)], "threshold": 1})
+    _rm(raw, "r1", sandbox, "T", _files(sandbox, "a", 2))  # refused: the folder exists
+    folder = sandbox.state / "signals" / guard.digest("S")
+    assert folder.is_dir()
+    guard.prune(str(sandbox.state), now=time.time() + 3 * 86400)
+    assert not folder.exists()
+    names = _files(sandbox, "h", 2)
+    data = {"command": STEPS, "shell": "bash", "cwd": str(sandbox.work), "turn": "T2"}
+    pid = raw.ok("r", "RunExecutable", data)["processId"]
+    _step(raw, pid, names, "1")
+    asked = _until(raw, lambda e: e["command"] == "GuardRequest" and e["data"]["processId"] == pid)
+    assert asked["data"]["payload"]["targets"] == [str(sandbox.work / "h1")]
+    assert raw.ok("a", "ProcessIsAlive", {"processId": pid})["alive"] is True
+    raw.ok("e", "ProcessWrite", {"processId": pid, "eof": True})
+    assert raw.exit_of(pid)["guard"]["type"] == "confirmRequired"
