@@ -14,6 +14,7 @@ import os
 import struct
 import sys
 import threading
+import traceback
 
 from ..core.private import open_dir
 from ..core.signals import run_key, signal_parts
@@ -91,7 +92,10 @@ class Watch:
             except OSError:
                 return
             for run in self._parse(data):
-                run.take_signal()
+                try:
+                    run.take_signal()
+                except Exception:  # one run's failure must not end the watch for all
+                    traceback.print_exc()
 
     def _parse(self, data):
         offset, found = 0, []
