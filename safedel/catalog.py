@@ -112,7 +112,7 @@ def invalid_path(path, topdir):
     return None
 
 
-def _rebuilt_if_damaged(function):
+def rebuilt_if_damaged(function):
     """Run function; if a catalog cache turns out to be damaged half way, remove it and
     run function again (which rebuilds it from the info files)."""
     from functools import wraps
@@ -133,7 +133,7 @@ def _rebuilt_if_damaged(function):
     return careful
 
 
-@_rebuilt_if_damaged
+@rebuilt_if_damaged
 def items(roots=None, warn=None):
     """Every entry in the given trash roots (default: all visible ones), oldest first."""
     if roots is None and recyclebin.in_use():
@@ -173,59 +173,6 @@ def render_row(root, name, original, deleted, invalid, kind, size):
 
     item = Item(root, name, original, deleted, (0, 0), invalid, kind, size)
     return json.dumps(dict(item.as_json(), size=size)).encode("ascii")
-
-
-@_rebuilt_if_damaged
-def json_rows(prefix=None, warn=None):
-    """The `list --json` rows of every item (or of those trashed from under prefix,
-    absolute bytes), oldest first, from each root's cached rows."""
-    found = tables(warn=warn)
-    picked = []
-    for table in found:
-        if prefix is None:
-            picked.append((table.orders, table.rows))
-            continue
-        if prefix == b"/":
-            wanted = range(len(table.originals))
-        else:
-            base = prefix.rstrip(b"/")
-            below = base + b"/"
-            wanted = [
-                i
-                for i, original in enumerate(table.originals)
-                if original.startswith(below) or original == base
-            ]
-        orders, rows = table.orders, table.rows
-        picked.append(([orders[i] for i in wanted], [rows[i] for i in wanted]))
-    if len(picked) == 1:
-        return picked[0][1]
-    everything = [pair for orders, rows in picked for pair in zip(orders, rows, strict=True)]
-    everything.sort(key=lambda pair: pair[0])  # stable, as items() sorts
-    return [row for _, row in everything]
-
-
-@_rebuilt_if_damaged
-def newest_present(warn=None):
-    """The item `restore --last` takes: the last of items() whose payload is there and
-    whose Path= is valid, found from the newest end of each root's table."""
-    from . import catalogtable
-
-    if recyclebin.in_use():
-        found = [
-            i for i in items(warn=warn) if i.kind != "missing" and not getattr(i, "invalid", None)
-        ]
-        return found[-1] if found else None
-    best = None
-    for root in trashlist.visible_trash_dirs():
-        root = root.rstrip(b"/") or b"/"
-        found = catalogtable.newest(root, read_item, render_row, warn)
-        # >=: of two roots' items trashed at the same moment, the later root's wins.
-        if found is not None and (best is None or found[0] >= best[0][0]):
-            best = (found, root)
-    if best is None:
-        return None
-    (order, name, original, (deleted, invalid, kind, size)), root = best
-    return Item(root, name, original, deleted, order, invalid, kind, size)
 
 
 def refresh(item, warn=None):

@@ -50,10 +50,10 @@ def _readable_now(cache, warn, read_item):
     """Read again the info files that could not be read last time (warning as a cold
     read would); True if one can be now."""
     failed = cache.header["failed"]
-    return any([read_item(_info_path(cache.root, name), warn) for name in failed])
+    return any([read_item(info_path(cache.root, name), warn) for name in failed])
 
 
-def _info_path(root, name):
+def info_path(root, name):
     return root + b"/info/" + name + trashinfo.INFO_SUFFIX
 
 
@@ -139,7 +139,7 @@ def _read_fresh(root, fresh, read_item, render, warn):
     of those that could not be read."""
     new, failed, sizes_wanted = [], [], []
     for name in fresh:
-        item = read_item(_info_path(root, name), warn)
+        item = read_item(info_path(root, name), warn)
         if item is None:
             failed.append(name)
             continue
@@ -208,57 +208,3 @@ def _merge(old, keep, new):
         for field, value in zip(FIELDS, entry, strict=True):
             merged[field].insert(position, value)
     return merged
-
-
-def newest(root, read_item, render, warn=None):
-    """(order, name, original, rest) of root's newest entry whose payload is there and
-    whose Path= is valid, or None. The same answer as table() gives, but the cache is
-    only read: the entries that changed since it was written are read from their info
-    files, the others are taken from its newest end."""
-    try:
-        listing = catalogcache.Listing(root)
-    except OSError:
-        return None
-    cache = catalogcache.load(root)
-    if cache is None:
-        return _newest_in(table(root, read_item, render, warn), lambda index, kind: kind)
-    names, stamps = cache["names"], cache["stamps"]
-    current = dict(zip(listing.names, listing.stamps, strict=True))
-    known = dict(zip(names, stamps, strict=True))
-    if not cache.trusted((0, cache.header["newest_ctime"])):  # some stamps are too recent
-        known = {n: s for n, s in known.items() if cache.trusted(s)}
-    best = None
-    for name, stamp in current.items():
-        if stamp is None or known.get(name) == stamp:
-            continue
-        item = read_item(_info_path(root, name), warn)  # new, changed, or unreadable before
-        if item is not None and item.kind != "missing" and not item.invalid:
-            found = (item.order, name, item.original, (item.deleted, None, item.kind, None))
-            if best is None or found[:2] > best[:2]:
-                best = found
-    files_same = cache.same_files(listing)
-    files_dir = os.path.join(root, b"files")
-
-    def kind_now(index, kind):
-        name = names[index]
-        stamp = current.get(name)
-        if stamp is None or known.get(name) != stamp:
-            return None  # gone, or changed: read above
-        return kind if files_same else catalogcache.kind_of(os.path.join(files_dir, name))
-
-    from_cache = _newest_in(Table(root, cache), kind_now)
-    if from_cache is not None and (best is None or from_cache[:2] > best[:2]):
-        best = from_cache
-    return best
-
-
-def _newest_in(found, kind_now):
-    """The last entry of found whose kind_now(index, cached kind) is present, if any."""
-    rest = found.rest
-    for index in range(len(rest) - 1, -1, -1):
-        deleted, invalid, kind, size = rest[index]
-        kind = kind_now(index, kind)
-        if kind is not None and kind != "missing" and not invalid:
-            fields = (deleted, invalid, kind, size)
-            return (found.orders[index], found.names[index], found.originals[index], fields)
-    return None

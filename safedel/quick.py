@@ -30,12 +30,12 @@ def _served():
 def _list(prefix):
     if not _served():
         return None
-    from . import catalog, restoreflow
+    from . import catalogquery, restoreflow
     from .core import settings as core_settings
 
     core_settings.load()  # its warnings, as the full command gives them
     base = os.path.abspath(os.fsencode(prefix)) if prefix is not None else None
-    rows = catalog.json_rows(base, restoreflow.warn)
+    rows = catalogquery.json_rows(base, restoreflow.warn)
     out = sys.stdout.buffer
     out.write(b"[" + b", ".join(rows) + b"]\n")
     out.flush()
@@ -45,11 +45,11 @@ def _list(prefix):
 def _restore_last():
     if not _served():
         return None
-    from . import catalog, restoreflow, restoring
+    from . import catalogquery, restoreflow, restoring
     from .core import settings as core_settings
 
     settings = core_settings.load()
-    item = catalog.newest_present(restoreflow.warn)
+    item = catalogquery.newest_present(restoreflow.warn)
     if item is None:
         restoreflow.echo("safedel restore: the trash is empty", err=True)
         return 1

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import catalog
+from .. import catalog, catalogquery
 from ..core import settings as core_settings
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
@@ -151,7 +151,7 @@ def list_(
     if as_json and not (turns or since or session or turn) and not recyclebin.in_use():
         # Each item's row as the catalog cache keeps it: what quick.py prints too.
         base = os.path.abspath(os.fsencode(prefix)) if prefix is not None else None
-        rows = catalog.json_rows(base, warn)
+        rows = catalogquery.json_rows(base, warn)
         typer.echo(b"[" + b", ".join(rows) + b"]")
         return
     from ..purging import sizes

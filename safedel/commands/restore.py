@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import catalog, restoring
+from .. import catalog, catalogquery, restoring
 from ..core import report as core_report
 from ..core import settings as core_settings
 from ..core.git import undo as git_undo
@@ -185,7 +185,7 @@ def restore(
     elif orphan is not None:
         items = [orphan_item(os.fsencode(orphan), os.path.abspath(os.fsencode(to)))]
     elif last:
-        newest = catalog.newest_present(warn)  # the last of present(), as quick.py finds it
+        newest = catalogquery.newest_present(warn)  # the last of present(), as quick.py finds it
         if newest is None:
             raise _fail("the trash is empty")
         items = [newest]
