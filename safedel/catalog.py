@@ -10,7 +10,7 @@ import stat
 import time
 
 from . import recyclebin
-from .catalogcache import kind_of
+from .catalogcache import kind_of, paired
 from .core import report, trashdirs, trashinfo, trashlist, trashtrust
 from .core.printable import printable  # noqa: F401 - the commands' import
 
@@ -145,8 +145,8 @@ def items(roots=None, warn=None):
     try:
         for table in tables(roots, warn):
             root = table.root
-            for name, order, original, (deleted, invalid, kind, size) in zip(
-                table.names, table.orders, table.originals, table.rest, strict=True
+            for name, order, original, (deleted, invalid, kind, size) in paired(
+                table.names, table.orders, table.originals, table.rest
             ):
                 found.append(Item(root, name, original, deleted, order, invalid, kind, size))
     finally:

@@ -191,9 +191,16 @@ def load(root):
             return None
         if not isinstance(header["crcs"], list) or len(header["crcs"]) != len(SECTIONS):
             return None
-        return Cache(root, data, header, dict(zip(SECTIONS, blobs[1:], strict=True)))
+        return Cache(root, data, header, dict(paired(SECTIONS, blobs[1:])))
     except (OSError, EOFError, ValueError, TypeError, struct.error):
         return None
+
+
+def paired(*columns):
+    """zip that refuses columns of different lengths (zip's strict= needs 3.10)."""
+    if len({len(column) for column in columns}) > 1:
+        raise ValueError("columns of different lengths")
+    return zip(*columns)
 
 
 _HEADER = {

@@ -32,7 +32,7 @@ def json_rows(prefix=None, warn=None):
         picked.append(([orders[i] for i in wanted], [rows[i] for i in wanted]))
     if len(picked) == 1:
         return picked[0][1]
-    everything = [pair for orders, rows in picked for pair in zip(orders, rows, strict=True)]
+    everything = [pair for orders, rows in picked for pair in catalogcache.paired(orders, rows)]
     everything.sort(key=lambda pair: pair[0])  # stable, as items() sorts
     return [row for _, row in everything]
 
@@ -76,8 +76,8 @@ def newest(root, read_item, render, warn=None):
             catalogtable.table(root, read_item, render, warn), lambda index, kind: kind
         )
     names, stamps = cache["names"], cache["stamps"]
-    current = dict(zip(listing.names, listing.stamps, strict=True))
-    known = dict(zip(names, stamps, strict=True))
+    current = dict(catalogcache.paired(listing.names, listing.stamps))
+    known = dict(catalogcache.paired(names, stamps))
     if not cache.trusted((0, cache.header["newest_ctime"])):  # some stamps are too recent
         known = {n: s for n, s in known.items() if cache.trusted(s)}
     best = None

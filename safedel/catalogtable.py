@@ -67,7 +67,7 @@ def _refresh(listing, cache, read_item, render, warn):
     old = _Old(listing, cache)
     keep, fresh = [], []
     names = listing.names
-    for name, stamp in zip(names, listing.stamps, strict=True):
+    for name, stamp in catalogcache.paired(names, listing.stamps):
         if stamp is None:
             continue  # went away while we looked
         index = old.index.get(name)
@@ -93,7 +93,7 @@ def _refresh(listing, cache, read_item, render, warn):
         return Table(root, cache)
     sections = _merge(old, keep, new)
     header["files_written"] = _files_written(listing, sections["names"], sections["rest"])
-    by_name = dict(zip(names, listing.stamps, strict=True))
+    by_name = dict(catalogcache.paired(names, listing.stamps))
     stamps = [by_name[name] for name in sections["names"]]
     catalogcache.save(root, header, dict(sections, stamps=stamps))
     return Table(root, sections)
@@ -194,17 +194,17 @@ def _merge(old, keep, new):
     new.sort(key=lambda entry: (entry[1], entry[0]))
     if len(new) > _INSERT_LIMIT:
         for entry in new:
-            for field, value in zip(FIELDS, entry, strict=True):
+            for field, value in catalogcache.paired(FIELDS, entry):
                 merged[field].append(value)
         order = sorted(
             range(len(merged["names"])),
             key=lambda i: (merged["orders"][i], merged["names"][i]),
         )
         return {field: [merged[field][i] for i in order] for field in FIELDS}
-    keys = list(zip(merged["orders"], merged["names"], strict=True))
+    keys = list(catalogcache.paired(merged["orders"], merged["names"]))
     for entry in new:
         position = bisect.bisect(keys, (entry[1], entry[0]))
         keys.insert(position, (entry[1], entry[0]))
-        for field, value in zip(FIELDS, entry, strict=True):
+        for field, value in catalogcache.paired(FIELDS, entry):
             merged[field].insert(position, value)
     return merged
