@@ -5,7 +5,8 @@ A segment is dropped only when all of this holds:
 - its last write (rotation time and mtime, the later) is older than the retention;
 - no trash event in it names an item that is still in the trash, and no git snapshot
   in it still has its ref: restoring or undoing those turns needs these lines. An info
-  file in a trash dir `list` does not read (not ours right now) counts as still there.
+  file in a trash dir `list` does not read (not ours right now) counts as still there,
+  and so does every item of a trash dir that is absent (a drive not plugged in).
 
 A segment goes whole, by one unlink, and only if it is still the very file that was
 read (same inode, size and mtime), so no reader ever meets a torn file and a late
@@ -71,8 +72,10 @@ def _needed(segment, live, roots):
         if item is not None and catalog.same_item(item, event):
             return True
         root = os.path.dirname(os.path.dirname(info_path))
-        if root not in roots and os.path.lexists(info_path):
-            return True  # a trash dir we do not read now: keep its history
+        if root not in roots and (os.path.lexists(info_path) or not os.path.lexists(root)):
+            # A trash dir we do not read now, or one that is not there at all (its
+            # drive unplugged, or mounted over): its items may come back, so may undo.
+            return True
     for line in reportfiles.matching_lines(segment.path, [_SNAPSHOT]):
         event = _parse(line)
         if event is not None and event.get("operation") == "snapshot" and _ref_kept(event):

@@ -393,3 +393,31 @@ def test_purge_drops_report_segments_past_the_retention(sandbox):
     assert safedel(sandbox, "purge", "--retention-pass").returncode == 0
     assert not live.exists() and recent.read_bytes() == kept[recent]
     assert listed(sandbox) == ["n1", "r1"]
+
+
+def test_a_segment_whose_trash_is_unplugged_stays(sandbox):
+    """A turn trashed to a drive that is not there now (here its trash dir moved away,
+    as an unmounted drive's would be) may still be undone once it is back: its
+    segment stays past the retention."""
+    drive = sandbox.root / "drive"
+    trash = drive / "Trash"
+    env = sandbox.base_env(SAFEDEL_TRASH_DIR=str(trash))
+    (sandbox.work / "usb.txt").write_text("usb")
+    argv = ["run", "--session", "seg", "--turn", "t-usb", "--", "rm", "usb.txt"]
+    done = safedel(sandbox, *argv, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (trash / "files" / "usb.txt").read_text() == "usb"
+    segment = rotate_report(sandbox, 50)
+    config = sandbox.home / ".config" / "safedel" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('retention = "30d"\n')
+
+    drive.rename(sandbox.root / "unplugged")
+    done = safedel(sandbox, "purge", "--older-than", "30d", "--yes")
+    assert done.returncode in (0, 1) and b"report segment" not in done.stdout, done.stdout
+    assert segment.exists()
+
+    (sandbox.root / "unplugged").rename(drive)
+    back = safedel(sandbox, "restore", "--turn", "t-usb", "--session", "seg", env=env)
+    assert back.returncode == 0, back.stderr
+    assert (sandbox.work / "usb.txt").read_text() == "usb"
