@@ -23,6 +23,7 @@ def record(options, env, run_id):
         "turn": fixed.turn,
         "toolCall": fixed.tool_call,
         "threshold": fixed.threshold,
+        "turnStart": fixed.turn_start,
         "pid": os.getpid(),
     }
     runrecord.write(state_dir, run_id, values)

@@ -16,7 +16,7 @@ from .private import open_dir, open_under
 
 RUNS = "runs"
 RECORD = "run.json"
-FIELDS = ("session", "turn", "toolCall", "threshold")
+FIELDS = ("session", "turn", "toolCall", "threshold", "turnStart")
 
 
 def write(state_dir, run_id, values):

@@ -150,6 +150,7 @@ def load(environ=None):
         "turn": current_turn(environ),
         "toolCall": environ.get("SAFEDEL_TOOL_CALL") or "",
         "threshold": threshold,
+        "turnStart": environ.get("SAFEDEL_TURN_START"),  # `seconds:turn` (core.regenerable)
     }
     # Under `safedel run` these were fixed when the run started: the command cannot
     # move its deletions to another turn or lift the threshold for itself, whatever it
@@ -172,7 +173,8 @@ def load(environ=None):
         prompt=str(prompt_raw).strip().lower() not in ("0", "false", "no", "off"),
         # What `safedel run` decided (core.workspace reads it); None elsewhere.
         workspace_roots=environ.get("SAFEDEL_WORKSPACE_ROOTS"),
-        turn_start=environ.get("SAFEDEL_TURN_START"),  # `seconds:turn` (core.regenerable)
+        # A run's own start, not one the command exports to uncount older files.
+        turn_start=who["turnStart"],
         run=fixed.get("run") or run_id or None,  # a run found by ancestry names itself
         outside_workspace=parse_outside(
             environ.get("SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace"))

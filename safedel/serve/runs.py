@@ -150,7 +150,7 @@ class ServedRun:
         state_dir = self.env["SAFEDEL_STATE_DIR"]
         fixed = core_settings.load(self.env)
         values = {"session": fixed.session, "turn": fixed.turn, "toolCall": fixed.tool_call}
-        values.update(threshold=fixed.threshold, pid=os.getpid())
+        values.update(threshold=fixed.threshold, turnStart=fixed.turn_start, pid=os.getpid())
         runrecord.write(state_dir, self.run_id, values)
         with self.session.lock:
             if self.session.token_state_dir != state_dir:

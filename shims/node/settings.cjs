@@ -134,7 +134,7 @@ function readRunRecord(stateDir, runId) {
 
 function pick(record) {
   const fixed = {};
-  for (const key of ['session', 'turn', 'toolCall', 'threshold']) {
+  for (const key of ['session', 'turn', 'toolCall', 'threshold', 'turnStart']) {
     if (record && record[key] !== undefined && record[key] !== null) fixed[key] = record[key];
   }
   return fixed;
@@ -154,6 +154,7 @@ function load(env) {
     turn: currentTurn(env),
     toolCall: env.SAFEDEL_TOOL_CALL || '',
     threshold,
+    turnStart: env.SAFEDEL_TURN_START || '',
   };
   // Under `safedel run` these were fixed when the run started (runs/<id>/run.json): the
   // command cannot move its deletions to another turn or lift the threshold for itself,
@@ -167,6 +168,8 @@ function load(env) {
     stateDir,
     report: env.SAFEDEL_REPORT || nativePath.join(stateDir, 'report.jsonl'),
     threshold: who.threshold,
+    // A run's own start, not one the command exports to uncount older files.
+    turnStart: who.turnStart,
     trashDir: env.SAFEDEL_TRASH_DIR || config.trash_dir || null,
     exempt: exempt.split(nativePath.delimiter).filter(Boolean),
     outsideWorkspace: parseOutside(env.SAFEDEL_OUTSIDE_WORKSPACE ?? config.outside_workspace),

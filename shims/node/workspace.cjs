@@ -104,7 +104,7 @@ function classify(path, settings, env) {
 // stamp file holding the turn; else the turn file dash and busybox sh rewrite as a turn
 // starts. A file's mtime is the start. null: the caller falls back to the ledger.
 function turnStart(settings, env) {
-  const raw = env.SAFEDEL_TURN_START || '';
+  const raw = (settings.turnStart !== undefined ? settings.turnStart : env.SAFEDEL_TURN_START) || '';
   const colon = raw.indexOf(':');
   let ms = null;
   if (raw.startsWith('@')) {

@@ -3,6 +3,7 @@ ignores is trashed uncounted; 80 tracked files are refused at the 51st."""
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -129,3 +130,21 @@ def test_node_empties_a_dist(sandbox, ignored):
         assert len(os.listdir(root / "dist")) == 30
         assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in last_markers(done.stderr)
         assert batches(sandbox) == (51, 1)
+
+
+@pytest.mark.parametrize("runtime", ["python", "node", "rm"])
+def test_a_start_the_command_exports_does_not_uncount_older_files(sandbox, runtime):
+    """The turn's start is the run's, fixed in its record: a command that exports an
+    earlier SAFEDEL_TURN_START still has the 80 files it found counted."""
+    root = project(sandbox, ignored=False)
+    loop = {
+        "python": f"{sys.executable} -c {shlex.quote(LOOP)}",
+        "node": f"{require('node')} -e {shlex.quote(NODE_LOOP)}",
+        "rm": "rm dist/*.js || exit 3",
+    }[runtime]
+    forged = f'SAFEDEL_TURN_START="1:$SAFEDEL_TURN"; export SAFEDEL_TURN_START; {loop}'
+    done = sandbox.run("sh", "-c", forged, cwd=root)
+    assert done.returncode == 3, done.stderr
+    assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in last_markers(done.stderr)
+    assert len(os.listdir(root / "dist")) == (80 if runtime == "rm" else 30)
+    assert uncounted(sandbox) == []
