@@ -176,32 +176,46 @@ class _Answerer:
         notify.answer(listener, notif.id, error)
 
     def decide(self, found):
-        """0 once trashed, or the errno GNU's unlinkat would have met."""
-        from . import rmcheck, rmtrash
+        """0 once trashed, or the errno GNU's unlinkat would have met.
+
+        Everything is judged and moved relative to found.parent_fd, which is find's own
+        dirfd reopened through /proc/<pid>/fd: the very directory find's call names. A
+        path string would be walked again, and another user who renames their directory
+        and leaves a symlink in its place would turn it into someone else's file."""
+        from . import findat, rmcheck, rmtrash
         from .rmwalk import Item
 
         try:
             found.inspect()
         except OSError as exc:
             return exc.errno or errno.EIO
-        path, st = os.fsencode(found.path), found.st
+        parent_fd, name, st = found.parent_fd, found.name, found.st
+        parent_st = os.fstat(parent_fd)
+        real_parent = findat.real_path(parent_fd, parent_st)
+        if real_parent is None:
+            return errno.EACCES  # no path names that directory now: it stays in place
+        path = real_parent.rstrip(b"/") + b"/" + name
         is_dir = stat.S_ISDIR(st.st_mode)
-        if is_dir and not rmtrash._is_empty(path):
-            return errno.ENOTEMPTY
-        parent = os.path.dirname(path)
-        denied = rmcheck.removal_errno(path, st, self.user)
-        if not denied and (rmcheck.pinned(path, st) or rmcheck.pinned(parent, os.stat(parent))):
+        # In the kernel's order: may the entry go from here at all, is it a mount point,
+        # and only then is the directory empty (rmdir of a chattr +a one is EPERM).
+        denied = findat.removal_errno(parent_fd, parent_st, st, self.user)
+        if not denied and (
+            findat.pinned_entry(parent_fd, name, st) or findat.pinned_dir(parent_fd)
+        ):
             denied = errno.EPERM
-        if not denied and is_dir and rmcheck.is_mount_point(path):
+        if not denied and is_dir and path in rmcheck.mount_points():
             denied = errno.EBUSY
         if denied:
             return denied
+        if is_dir and not findat.empty(parent_fd, name, st, self.user):
+            return errno.ENOTEMPTY
         if self.refused:
             return errno.EPERM  # one guard refusal (and marker) per run, not one per entry
         captured = _Captured(self.tool)
-        if rmtrash.apply(captured, _ME, [Item(path, is_dir, [])], None, b"cannot delete") is False:
+        item = Item(path, is_dir, [], at=(parent_fd, name, real_parent))
+        if rmtrash.apply(captured, _ME, [item], None, b"cannot delete") is False:
             self.refused = True
             return errno.EPERM
-        if not captured.errno and os.path.lexists(path):
+        if not captured.errno and findat.still_there(parent_fd, name, st):
             return errno.EPERM  # refused (protected, guard): it stays, find says so
         return captured.errno

