@@ -105,13 +105,14 @@ _FS_IOC_GETFLAGS = 0x80086601
 _PINNED = 0x10 | 0x20  # FS_IMMUTABLE_FL, FS_APPEND_FL: no unlink, not even for root
 
 
-def pinned(path, st):
+def pinned(path, st, dir_fd=None):
     """True when chattr +i or +a forbids removing entries of, or the entry itself at,
     path (a regular file or a directory; others are not opened)."""
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
         return False
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(path, flags, dir_fd=dir_fd)
     except OSError:
         return False
     try:

@@ -9,6 +9,10 @@ them; the process ends soon after the trash is done.
 
 The prompts (-i, or a write-protected entry with stdin a terminal) are not asked
 this deep: such a walk stops with GNU's `File name too long` and keeps everything.
+
+chattr +i/+a stops even the root, as in the walk by path: nothing in a pinned
+directory is removed (GNU empties a subdirectory there, then fails to remove it), nor
+a pinned entry itself. One ioctl per directory listed and per file found.
 """
 
 import errno
@@ -43,7 +47,10 @@ def descend(walker, parent, name, path, top_dev, st, parent_st):
     except OSError as exc:
         walker.tool.cannot(b"cannot remove", path, exc.errno)
         return [], True, False
-    found = directory(walker, (parent_fd, name, real_parent), path, top_dev, st, parent_st)
+    from .rmcheck import pinned_fd
+
+    at = (parent_fd, name, real_parent)
+    found = directory(walker, at, path, top_dev, st, parent_st, pinned_fd(parent_fd))
     if not _uses(found[0], parent_fd):
         os.close(parent_fd)
     return found
@@ -61,8 +68,9 @@ def _uses(items, fd):
     return any(item.at is not None and item.at[0] == fd for item in items)
 
 
-def directory(walker, at, path, top_dev, st, parent_st):
-    """(items, marked, removed) for the directory at = (parent fd, name, real parent)."""
+def directory(walker, at, path, top_dev, st, parent_st, in_pinned=False):
+    """(items, marked, removed) for the directory at = (parent fd, name, real parent);
+    in_pinned: its parent has chattr +i/+a, so it cannot go itself."""
     from . import rmcheck
 
     tool, opts, user = walker.tool, walker.opts, walker.user
@@ -78,6 +86,7 @@ def directory(walker, at, path, top_dev, st, parent_st):
         entries, failure = None, exc.errno
     if entries is None and rmcheck.empty_despite_mode(name, st, user, parent_fd):
         entries = []
+    pinned = fd is not None and rmcheck.pinned_fd(fd)
     items, marked, complete = [], False, True
     if entries is None:
         tool.cannot(b"cannot remove", path, failure)
@@ -92,7 +101,7 @@ def directory(walker, at, path, top_dev, st, parent_st):
             marked = True
             continue
         if not stat.S_ISDIR(child_st.st_mode):
-            err = 0 if walker.privileged else rmcheck.removal_errno(child, child_st, user, st)
+            err = _unlink_errno(walker, child, child_st, st, child_at, pinned)
             if err:
                 tool.cannot(b"cannot remove", child, err)
                 marked = True
@@ -103,22 +112,27 @@ def directory(walker, at, path, top_dev, st, parent_st):
             tool.error(b"skipping " + quote(child) + b", since it's on a different device")
             marked, complete = True, False
             continue
-        if not opts.verbose and _whole(child, child_st, st, user, child_at):
+        if not (opts.verbose or pinned) and _whole(child, child_st, st, user, child_at):
             items.append(Item(child, True, [], at=child_at))
             continue
-        sub_items, sub_marked, removed = directory(walker, child_at, child, top_dev, child_st, st)
+        sub_items, sub_marked, removed = directory(
+            walker, child_at, child, top_dev, child_st, st, pinned
+        )
         items += sub_items
         marked, complete = marked or sub_marked, complete and removed
-    found = _finish(walker, at, path, st, parent_st, items, marked, complete)
+    found = _finish(walker, at, path, (st, parent_st), items, marked, complete, in_pinned or pinned)
     if fd is not None and not _uses(found[0], fd):
         os.close(fd)
     return found
 
 
-def _finish(walker, at, path, st, parent_st, items, marked, complete):
-    """The directory itself once its entries are done: one Item when all went."""
+def _finish(walker, at, path, stats, items, marked, complete, pinned):
+    """The directory itself once its entries are done: one Item when all went.
+
+    stats: (its lstat, its parent's); pinned: chattr +i/+a on it or its parent."""
     from . import rmcheck
 
+    st, parent_st = stats
     if marked:
         return items, marked, False
     if not complete:
@@ -127,12 +141,23 @@ def _finish(walker, at, path, st, parent_st, items, marked, complete):
     err = 0 if walker.privileged else rmcheck.removal_errno(path, st, walker.user, parent_st)
     if not err and stat.S_ISDIR(st.st_mode) and parent_st.st_dev != st.st_dev:
         err = errno.EBUSY
+    err = err or (errno.EPERM if pinned else 0)
     if err:
         walker.tool.cannot(b"cannot remove", path, err)
         return items, True, False
     lines = [line for item in items for line in item.lines]
     lines += _verbose(walker.opts, b"removed directory ", path)
     return [Item(path, True, lines, at=at)], False, True
+
+
+def _unlink_errno(walker, path, st, parent_st, at, in_pinned):
+    """The errno GNU's unlink of the file at = (dir fd, name, real dir) meets, or 0."""
+    from . import rmcheck
+
+    err = 0 if walker.privileged else rmcheck.removal_errno(path, st, walker.user, parent_st)
+    if not err and (in_pinned or rmcheck.pinned(at[1], st, dir_fd=at[0])):
+        err = errno.EPERM
+    return err
 
 
 def _whole(path, st, parent_st, user, at):

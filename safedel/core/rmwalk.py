@@ -121,7 +121,7 @@ class Walker:
             return []
         if self.protected(path):
             return [Item(path, True, [])]  # refused whole, untouched, by rmtrash
-        if self.walk_always(path) or not self.whole(path, st):
+        if self.walk_always(path) or not self.whole(path, st) or self.parent_pinned(path):
             return self.directory(path, st.st_dev, st)[0]
         return [Item(path, True, [])]
 
@@ -197,17 +197,21 @@ class Walker:
         return bool(err)
 
     def parent_pinned(self, path):
-        """Whether path's directory has chattr +i/+a (one ioctl per directory)."""
+        """Whether path's directory has chattr +i/+a."""
+        head = path.rstrip(b"/")
+        return self.dir_pinned(head[: head.rindex(b"/") + 1] if b"/" in head else b".")
+
+    def dir_pinned(self, directory):
+        """Whether the directory has chattr +i/+a (one ioctl per directory)."""
         from . import rmcheck
 
-        head = path.rstrip(b"/")
-        parent = head[: head.rindex(b"/") + 1] if b"/" in head else b"."
-        if self._pinned_parents.get(parent) is None:
+        key = directory.rstrip(b"/") + b"/"
+        if self._pinned_parents.get(key) is None:
             try:
-                self._pinned_parents[parent] = rmcheck.pinned(parent, os.stat(parent))
+                self._pinned_parents[key] = rmcheck.pinned(key, os.stat(key))
             except OSError:
-                self._pinned_parents[parent] = False
-        return self._pinned_parents[parent]
+                self._pinned_parents[key] = False
+        return self._pinned_parents[key]
 
     def prompt(self, path, is_dir, descend, empty):
         """rmprompt.prompt, imported only when GNU could ask a question at all."""
@@ -280,6 +284,7 @@ class Walker:
             self.tool.cannot(b"cannot remove", path, exc.errno)
             return [], True, False
         quiet = not self.walk_always(path)
+        pinned = self.dir_pinned(path)
         for entry in entries:
             child = child_of(path, entry.name)
             try:
@@ -307,7 +312,9 @@ class Walker:
                 items += found[0]
                 marked, complete = marked or found[1], complete and found[2]
                 continue
-            if quiet and child_st and self.whole(child, child_st, st):
+            # In a chattr +i/+a directory GNU empties a subdirectory, then fails to
+            # remove it: no whole rename there.
+            if quiet and child_st and self.whole(child, child_st, st) and not pinned:
                 items.append(Item(child, True, []))
                 continue
             sub_items, sub_marked, removed = self.directory(child, top_dev, child_st)
