@@ -61,28 +61,24 @@ def removal_errno(parent_fd, parent_st, st, user):
 
 
 def pinned_entry(parent_fd, name, st):
-    from . import rmcheck
-
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
         return False
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    try:
-        fd = os.open(name, flags, dir_fd=parent_fd)
-    except OSError:
-        return False
-    try:
-        return rmcheck.pinned_fd(fd)
-    finally:
-        os.close(fd)
+    return _pinned_at(name, flags, parent_fd)
 
 
 def pinned_dir(parent_fd):
     """chattr +i/+a on the directory itself: reopened through its magic link (the same
     directory, not a walk of its path), since an O_PATH descriptor takes no ioctl."""
+    return _pinned_at(b"/proc/self/fd/%d" % parent_fd, _READ_DIR & ~os.O_NOFOLLOW)
+
+
+def _pinned_at(name, flags, dir_fd=None):
+    """chattr +i/+a on what name opens to (False when it cannot be opened)."""
     from . import rmcheck
 
     try:
-        fd = os.open(b"/proc/self/fd/%d" % parent_fd, _READ_DIR & ~os.O_NOFOLLOW)
+        fd = os.open(name, flags, dir_fd=dir_fd)
     except OSError:
         return False
     try:

@@ -163,3 +163,32 @@ def nobody_run(root, home_dir, args, stdin, stdin_fd=None, only=("gnu", "ours"),
 def trash_names(root):
     files = root / "home" / ".local" / "share" / "Trash" / "files"
     return sorted(os.listdir(files)) if files.is_dir() else []
+
+
+def walk_fd(top, visit):
+    """visit(fd, name, prefix, is_dir) for every entry under top, by descriptor."""
+
+    def walk(fd, prefix):
+        for entry in os.scandir(fd):
+            name = os.fsencode(entry.name)
+            is_dir = entry.is_dir(follow_symlinks=False)
+            visit(fd, name, prefix, is_dir)
+            if is_dir:
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                try:
+                    walk(child, prefix + name + b"/")
+                finally:
+                    os.close(child)
+
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        walk(fd, b"")
+    finally:
+        os.close(fd)
+
+
+def deep_snapshot(top):
+    """{relative path} under top, walked by descriptor (paths past PATH_MAX)."""
+    found = set()
+    walk_fd(top, lambda fd, name, prefix, is_dir: found.add(prefix + name))
+    return found

@@ -14,7 +14,14 @@ import subprocess
 
 import pytest
 from conftest import require
-from gnu_side_by_side import NOBODY, nobody_area, nobody_run, snapshot, trash_names
+from gnu_side_by_side import (
+    NOBODY,
+    deep_snapshot,
+    nobody_area,
+    nobody_run,
+    snapshot,
+    trash_names,
+)
 
 
 @pytest.fixture(scope="module")
@@ -469,29 +476,6 @@ def deep_with_a_locked_bottom(base, levels=24, width=200):
     finally:
         os.fchdir(start)
         os.close(start)
-
-
-def deep_snapshot(top):
-    """{relative path} under top, walked by descriptor (paths past PATH_MAX)."""
-    found = set()
-
-    def walk(fd, prefix):
-        for entry in os.scandir(fd):
-            rel = prefix + os.fsencode(entry.name)
-            found.add(rel)
-            if entry.is_dir(follow_symlinks=False):
-                child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-                try:
-                    walk(child, rel + b"/")
-                finally:
-                    os.close(child)
-
-    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        walk(fd, b"")
-    finally:
-        os.close(fd)
-    return found
 
 
 @pytest.mark.parametrize("args", [["-rf", "deep"], ["-rfv", "deep"]])

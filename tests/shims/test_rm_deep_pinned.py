@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 from conftest import require
-from gnu_side_by_side import REAL
+from gnu_side_by_side import REAL, deep_snapshot, walk_fd
 
 LEVELS, WIDTH = 20, 200
 _GETFLAGS, _SETFLAGS, _PINNED = 0x80086601, 0x40086602, 0x10 | 0x20
@@ -45,34 +45,6 @@ def build(base, flag, pinned_level):
     finally:
         os.fchdir(start)
         os.close(start)
-
-
-def walk_fd(top, visit):
-    """visit(fd, name, prefix, is_dir) for every entry under top, by descriptor."""
-
-    def walk(fd, prefix):
-        for entry in os.scandir(fd):
-            name = os.fsencode(entry.name)
-            is_dir = entry.is_dir(follow_symlinks=False)
-            visit(fd, name, prefix, is_dir)
-            if is_dir:
-                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-                try:
-                    walk(child, prefix + name + b"/")
-                finally:
-                    os.close(child)
-
-    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        walk(fd, b"")
-    finally:
-        os.close(fd)
-
-
-def deep_snapshot(top):
-    found = set()
-    walk_fd(top, lambda fd, name, prefix, is_dir: found.add(prefix + name))
-    return found
 
 
 def unpin_all(top):
