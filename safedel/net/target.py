@@ -49,6 +49,20 @@ def call_of(names, notif):
     return AT_FDCWD, notif.args[0], name == "rmdir"
 
 
+# Names the kernel resolves for whoever walks them: opened here they would reach the
+# supervisor's own descriptors, not the caller's (Node's exempt deletes go through
+# /proc/self/fd/N/name, as unlinkat would).
+_PER_PROCESS = ((b"/proc/self", b""), (b"/proc/thread-self", b""), (b"/dev/fd", b"/fd"))
+
+
+def _as_caller(tid, head):
+    """head spelled as the caller's own /proc entries, or None if it names none."""
+    for prefix, inside in _PER_PROCESS:
+        if head == prefix or head.startswith(prefix + b"/"):
+            return b"/proc/%d%s%s" % (tid, inside, head[len(prefix) :])
+    return None
+
+
 def resolve(tid, dirfd, raw, removes_dir):
     """A Target, or OSError carrying the errno the kernel would have returned."""
     if not raw:
@@ -62,7 +76,10 @@ def resolve(tid, dirfd, raw, removes_dir):
         raise OSError(errno.EINVAL if removes_dir else errno.EISDIR, "'.'")
     if name == b"..":
         raise OSError(errno.ENOTEMPTY if removes_dir else errno.EISDIR, "'..'")
-    if stripped[:1] == b"/":
+    own = _as_caller(tid, head)
+    if own is not None:
+        base = own
+    elif stripped[:1] == b"/":
         base = b"/proc/%d/root/%s" % (tid, head.lstrip(b"/"))
     elif dirfd == AT_FDCWD:
         base = b"/proc/%d/cwd/%s" % (tid, head)
