@@ -16,7 +16,14 @@
     Object.defineProperty(process, installed, { value: true });
     try {
       // Where this process started: its workspace when `safedel run` named none.
-      const startDir = process.cwd();
+      // As the kernel names it, a latin1 string of its bytes (workspace.cjs).
+      let startDir;
+      try {
+        startDir = require('fs').readlinkSync('/proc/self/cwd', { encoding: 'buffer' });
+        startDir = startDir.toString('latin1');
+      } catch {
+        startDir = Buffer.from(process.cwd(), 'utf8').toString('latin1');
+      }
       Object.defineProperty(process, Symbol.for('safedel.node.startDir'), { value: startDir });
     } catch {
       // A directory removed under us: the workspace is found when it is needed.

@@ -6,7 +6,7 @@
 
 const nativePath = require('path');
 const pathPosix = nativePath.posix;
-const { lstatSync, realpathSync } = require('./originals.cjs');
+const { lstatSync, readlinkSync, realpathSync } = require('./originals.cjs');
 const { openSync, readSync, fstatSync, closeSync } = require('./originals.cjs');
 
 const WORKSPACE = 'workspace';
@@ -44,6 +44,23 @@ function location(path, roots, exemptRoots) {
   return exempt !== null ? EXEMPT : OUTSIDE;
 }
 
+// A path Node gave as text (the environment, process.cwd()), as a latin1 string of its
+// UTF-8 bytes: compared with the kernel's paths byte for byte.
+function latin1(text) {
+  return Buffer.from(text, 'utf8').toString('latin1');
+}
+
+// Where this process started, as the kernel names it (bytes that are not UTF-8
+// included); process.cwd() where /proc is not there.
+function startDir() {
+  if (process[START_DIR] !== undefined) return process[START_DIR];
+  try {
+    return readlinkSync('/proc/self/cwd', { encoding: 'buffer' }).toString('latin1');
+  } catch {
+    return latin1(process.cwd());
+  }
+}
+
 // The real path of text, as os.path.realpath resolves it: what does not exist (yet) is
 // kept as written below the part that does.
 function real(text) {
@@ -79,9 +96,9 @@ function scopeRoots(env, settings, start) {
 // changes directory keeps its workspace.
 function roots(env, settings) {
   if (env.SAFEDEL_WORKSPACE_ROOTS !== undefined) {
-    return env.SAFEDEL_WORKSPACE_ROOTS.split(nativePath.delimiter).filter(Boolean);
+    return env.SAFEDEL_WORKSPACE_ROOTS.split(nativePath.delimiter).filter(Boolean).map(latin1);
   }
-  const start = real(process[START_DIR] || process.cwd());
+  const start = real(startDir());
   const key = [start, env.SAFEDEL_WORKSPACE, settings.session, settings.stateDir].join('\0');
   let found = collected.get(key);
   if (found === undefined) {
@@ -95,7 +112,7 @@ function roots(env, settings) {
 }
 
 function classify(path, settings, env) {
-  return location(path, roots(env, settings), settings.exempt.map(real));
+  return location(path, roots(env, settings), settings.exempt.map((e) => real(latin1(e))));
 }
 
 // When the turn began (ms), for that turn only, as core/regenerable.py reads it:
