@@ -7,7 +7,6 @@ import time
 from conftest import last_markers
 from test_python_shim_common import (
     ALL_PYTHONS,
-    SYSTEM_PYTHON,
     assert_ok,
     run_script,
     trashed_paths,
@@ -188,12 +187,13 @@ REFUSED = """
 """
 
 
-def test_a_refusal_is_a_permission_error_with_the_marker(sandbox):
+@ALL_PYTHONS
+def test_a_refusal_is_a_permission_error_with_the_marker(sandbox, python):
     env = sandbox.shim_env(threshold=3)
     # The script makes its own files; a turn said to start later counts them all, as if
     # they had been there before it (files the turn made are not counted).
     env["SAFEDEL_TURN_START"] = f"{time.time() + 3600}:{sandbox.turn}"
-    done = assert_ok(run_script(sandbox, SYSTEM_PYTHON, REFUSED, env=env))
+    done = assert_ok(run_script(sandbox, python, REFUSED, env=env))
     assert "refused: bulk guard" in done.stdout and "tree refused" in done.stdout
     marker = last_markers(done.stderr)["SAFE_DELETE_BULK_CONFIRM_REQUIRED"]
     assert marker["threshold"] == 3 and marker["count"] == 3 and marker["targetCount"] == 1
@@ -203,7 +203,8 @@ def test_a_refusal_is_a_permission_error_with_the_marker(sandbox):
     assert {e["runtime"] for e in refusals} == {"python"}
 
 
-def test_protected_paths_are_refused(sandbox):
+@ALL_PYTHONS
+def test_protected_paths_are_refused(sandbox, python):
     source = """
         import errno, os, shutil
         for call, path in ((shutil.rmtree, os.environ["HOME"]), (os.remove, "/bin")):
@@ -213,7 +214,7 @@ def test_protected_paths_are_refused(sandbox):
                 assert exc.errno == errno.EPERM and exc.filename is path
                 print("refused", path)
     """
-    done = assert_ok(run_script(sandbox, SYSTEM_PYTHON, source))
+    done = assert_ok(run_script(sandbox, python, source))
     assert done.stdout.count("refused") == 2 and os.path.isdir(sandbox.home)
     assert last_markers(done.stderr)["SAFE_DELETE_FAIL_CLOSED"]["path"] == "/bin"
     assert trashed_paths(sandbox) == {}
@@ -236,10 +237,11 @@ EXEMPT = """
 """
 
 
-def test_exempt_deletions_are_real_and_uncounted(sandbox):
+@ALL_PYTHONS
+def test_exempt_deletions_are_real_and_uncounted(sandbox, python):
     """2,000 deletions under $TMPDIR never trip a threshold of 50, and take nothing
     from the turn: the 50 deletions that follow in the work tree are all granted."""
-    done = assert_ok(run_script(sandbox, SYSTEM_PYTHON, EXEMPT, threshold=50))
+    done = assert_ok(run_script(sandbox, python, EXEMPT, threshold=50))
     assert "[safe-delete]" not in done.stderr
     assert os.listdir(sandbox.tmpdir) == []
     assert len(sandbox.trashed_names()) == 50
@@ -248,7 +250,8 @@ def test_exempt_deletions_are_real_and_uncounted(sandbox):
     )
 
 
-def test_an_unusable_state_dir_refuses_cleanly(sandbox):
+@ALL_PYTHONS
+def test_an_unusable_state_dir_refuses_cleanly(sandbox, python):
     """An unusable state dir is a guard error: PermissionError, nothing deleted."""
     blocker = sandbox.root / "not-a-dir"
     blocker.write_text("")
@@ -262,7 +265,7 @@ def test_an_unusable_state_dir_refuses_cleanly(sandbox):
             print("refused")
     """
     env = sandbox.shim_env(SAFEDEL_STATE_DIR=blocker / "state")
-    done = assert_ok(run_script(sandbox, SYSTEM_PYTHON, source, env=env))
+    done = assert_ok(run_script(sandbox, python, source, env=env))
     assert done.stdout.strip() == "refused" and (sandbox.work / "victim").exists()
     assert "SAFE_DELETE_BULK_GUARD_ERROR" in last_markers(done.stderr)
 
@@ -288,7 +291,8 @@ def test_pathlib_and_shutil_imported_before_the_shim_are_covered(sandbox, python
     assert sorted(trashed_paths(sandbox)) == sorted(os.path.join(work, n) for n in names)
 
 
-def test_a_dir_fd_whose_directory_cannot_be_named_fails_closed(sandbox):
+@ALL_PYTHONS
+def test_a_dir_fd_whose_directory_cannot_be_named_fails_closed(sandbox, python):
     source = """
         import errno, os, posix
         os.mkdir("gone")
@@ -300,12 +304,13 @@ def test_a_dir_fd_whose_directory_cannot_be_named_fails_closed(sandbox):
             assert exc.errno == errno.EPERM and exc.filename == "x"
             print("failed closed")
     """
-    done = assert_ok(run_script(sandbox, SYSTEM_PYTHON, source))
+    done = assert_ok(run_script(sandbox, python, source))
     assert done.stdout.strip() == "failed closed"
     assert "dir_fd" in last_markers(done.stderr)["SAFE_DELETE_FAIL_CLOSED"]["reason"]
 
 
-def test_the_environment_is_read_at_call_time(sandbox):
+@ALL_PYTHONS
+def test_the_environment_is_read_at_call_time(sandbox, python):
     """A process that changes its environment is seen as it is now."""
     source = """
         import os
@@ -317,7 +322,7 @@ def test_the_environment_is_read_at_call_time(sandbox):
         os.environ["SAFEDEL_ACTIVE"] = "0"
         os.remove("three")
     """
-    assert_ok(run_script(sandbox, SYSTEM_PYTHON, source))
+    assert_ok(run_script(sandbox, python, source))
     work = os.path.realpath(sandbox.work)
     events = trashed_paths(sandbox)
     assert sorted(events) == [os.path.join(work, "one"), os.path.join(work, "two")]
