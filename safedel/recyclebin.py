@@ -16,10 +16,11 @@ instead of every readable one on every drive.
 
 import errno
 import os
-import stat
 import struct
 import sys
 import time
+
+from .catalogcache import kind_of
 
 PLATFORM = sys.platform  # tests simulate Windows by changing this
 V1, V2 = 1, 2
@@ -167,7 +168,7 @@ class RecycledItem:
         self.deleted = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(record.deleted))
         self.info_path = os.path.join(self.root, _bytes(info))
         self.file_path = os.path.join(self.root, self.name)
-        self.kind = _kind(self.file_path)
+        self.kind = kind_of(self.file_path)
         self.order = (record.deleted, info_mtime)
         self.size = record.size
 
@@ -181,16 +182,6 @@ class RecycledItem:
             "kind": self.kind,
             "size": self.size,
         }
-
-
-def _kind(path):
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError:
-        return "missing"
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    return "dir" if stat.S_ISDIR(mode) else "file"
 
 
 def items(warn=None, environ=None):

@@ -83,6 +83,16 @@ class PrivateDir:
     def open(self, name, flags):
         return os.open(self._name(name), flags | _NOFOLLOW, 0o600, dir_fd=self.fd)
 
+    def write(self, name, data, exclusive=False):
+        """Create name (0600) holding data; replace its content, or with exclusive fail
+        if it exists."""
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+        fd = self.open(name, flags)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
     def listdir(self):
         return os.listdir(self.fd if _HAS_DIR_FD else self.path)
 

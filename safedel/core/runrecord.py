@@ -22,11 +22,7 @@ FIELDS = ("session", "turn", "toolCall", "threshold", "turnStart")
 def write(state_dir, run_id, values):
     """Create the run's record once (O_EXCL); OSError if it cannot be written."""
     with open_dir(state_dir, [RUNS, run_id]) as directory:
-        fd = directory.open(RECORD, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-        try:
-            os.write(fd, jsonl.dumps(values).encode("ascii"))
-        finally:
-            os.close(fd)
+        directory.write(RECORD, jsonl.dumps(values).encode("ascii"), exclusive=True)
 
 
 # Records found, by (state dir, run id): a record is written once and never changes, and
@@ -106,11 +102,7 @@ def point(state_dir, default_dir, run_id, values):
     for number, (root, parts) in enumerate(_pointer_places(state_dir, default_dir)):
         try:
             with open_dir(root, parts) as directory:
-                fd = directory.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-                try:
-                    os.write(fd, data)
-                finally:
-                    os.close(fd)
+                directory.write(key, data)
         except OSError:
             if number == 0:
                 raise  # the fixed place is a second chance; the state dir is the contract

@@ -43,11 +43,7 @@ def write_signal(settings, kind, payload):
     temporary = _unique(name) + ".tmp"
     try:
         with open_dir(settings.state_dir, parts) as directory:
-            fd = directory.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-            try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)
+            directory.write(temporary, data, exclusive=True)
             directory.replace(temporary, name)
     except OSError:
         pass  # the marker and the report event already carry the refusal

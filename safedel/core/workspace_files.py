@@ -120,9 +120,5 @@ def write_session(state_dir, session, roots):
     data = jsonl.dumps({"session": session, "roots": list(roots)}).encode("ascii")
     temporary = f".{name}.{os.getpid()}.tmp"
     with open_dir(state_dir, parts) as directory:
-        fd = directory.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+        directory.write(temporary, data)
         directory.replace(temporary, name)

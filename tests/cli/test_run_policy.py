@@ -85,9 +85,8 @@ def test_guard_approve_outside_workspace_is_recorded_for_the_turn(sandbox):
     assert not guard.status(str(sandbox.state), sandbox.session, "other").outside
 
 
-def test_the_interactive_bootstrap_allows_outside_the_workspace(sandbox):
-    """A person typing `rm ~/Downloads/x` meant it: still trashed, never asked about."""
-    done = subprocess.run(
+def bootstrap_bash(sandbox):
+    return subprocess.run(
         [sys.executable, "-m", "safedel", "bootstrap", "bash"],
         env=sandbox.base_env(),
         capture_output=True,
@@ -95,18 +94,16 @@ def test_the_interactive_bootstrap_allows_outside_the_workspace(sandbox):
         timeout=60,
         check=True,
     )
+
+
+def test_the_interactive_bootstrap_allows_outside_the_workspace(sandbox):
+    """A person typing `rm ~/Downloads/x` meant it: still trashed, never asked about."""
+    done = bootstrap_bash(sandbox)
     assert "export SAFEDEL_OUTSIDE_WORKSPACE='allow'" in done.stdout
     # No fixed start or host: the shell stamps each turn's start itself.
     assert "SAFEDEL_TURN_START='" not in done.stdout and "SAFEDEL_HOST" not in done.stdout
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('outside_workspace = "confirm"\n')
-    done = subprocess.run(
-        [sys.executable, "-m", "safedel", "bootstrap", "bash"],
-        env=sandbox.base_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    done = bootstrap_bash(sandbox)
     assert "export SAFEDEL_OUTSIDE_WORKSPACE='confirm'" in done.stdout
