@@ -11,7 +11,7 @@ import sys
 import zlib
 
 from . import __version__, shims
-from .core import gnulaunch
+from .core import launchbundle
 from .core import settings as core_settings
 from .shells import quote_sh
 
@@ -147,9 +147,9 @@ def _write(staging, home, files):
         os.chmod(target, mode)
     # The launchers' start-up bundle: compiled by the interpreter they run on.
     core = os.path.join("lib", "safedel_core")
-    gnulaunch.write_bundle(
+    launchbundle.write_bundle(
         os.path.join(staging, core),
-        os.path.join(staging, "lib", gnulaunch.BUNDLE),
+        os.path.join(staging, "lib", launchbundle.BUNDLE),
         os.path.join(home, core),
     )
     with open(os.path.join(staging, ".complete"), "w") as handle:

@@ -25,6 +25,7 @@ def record(options, env, run_id):
         "threshold": fixed.threshold,
         "turnStart": fixed.turn_start,
         "pid": os.getpid(),
+        runrecord.LEDGER: runrecord.ledger_names(fixed.session, fixed.turn),
     }
     runrecord.write(state_dir, run_id, values)
     # Found from the process tree by a command that drops SAFEDEL_RUN_ID (runrecord.py).

@@ -6,71 +6,27 @@ GNU front end in this process.
 
 Start-up is most of what `rm -f FILE` costs, and most of that is finding and opening
 one .pyc per module. So the shim home also holds lib/safedel_core.bundle, every core
-module compiled once when the home is built, and an active launcher imports the rest
-of the engine from it: one read instead of twenty path searches. Without the bundle
-(or when it was built by another interpreter) imports go the usual way.
+module compiled once when the home is built (core/launchbundle.py), and an active
+launcher imports the rest of the engine from it: one open file instead of twenty path
+searches. Without the bundle (or when it was built by another interpreter) imports go
+the usual way.
 """
 
 import os
 import sys
 
-BUNDLE = "safedel_core.bundle"
+BUNDLE = "safedel_core.bundle"  # its layout: core/launchbundle.py, which writes it
 _PACKAGE = __name__.rpartition(".")[0]
 
 
-# Run by a launcher on the bundle's bytes (`bundle`), before anything is imported:
-# this module from the bundle, which then serves the rest. sys.path[0] is the lib dir.
-BOOT = """
-_boot = int.from_bytes(bundle[4:8], "little")
-_size = int.from_bytes(bundle[8 + _boot : 12 + _boot], "little")
-_index = loads(bundle[12 + _boot : 12 + _boot + _size])
-_start, _length = _index["gnulaunch"]
-_base = 12 + _boot + _size
-gnulaunch = type(sys)("safedel_core.gnulaunch")
-gnulaunch.__file__ = sys.path[0] + "/safedel_core/gnulaunch.py"
-gnulaunch.__package__ = "safedel_core"
-exec(loads(memoryview(bundle)[_base + _start : _base + _start + _length]), gnulaunch.__dict__)
-gnulaunch.from_bundle(bundle, _base, _index, gnulaunch)
-"""
-
-
-def write_bundle(core_dir, target, origin_dir):
-    """Compile every module of core_dir into one file at target.
-
-    origin_dir is where the sources will be found once installed, so tracebacks
-    name real files. The layout is MAGIC, BOOT's length and code, the index's length
-    (4 bytes each) and the index (marshal: {module: (offset, length)}), then each
-    module's marshalled code: a launcher unmarshals only the modules it imports.
-    Docstrings are left out (optimize=2; core has no assert): they are most of the
-    bytes, and only people reading the source need them.
-    """
-    import marshal
-    from importlib.util import MAGIC_NUMBER
-
-    index, blobs, offset = {}, [], 0
-    for name in sorted(os.listdir(core_dir)):
-        if not name.endswith(".py"):
-            continue
-        with open(os.path.join(core_dir, name), "rb") as handle:
-            source = handle.read()
-        path = os.path.join(origin_dir, name)
-        code = marshal.dumps(compile(source, path, "exec", dont_inherit=True, optimize=2))
-        index["" if name == "__init__.py" else name[:-3]] = (offset, len(code))
-        blobs.append(code)
-        offset += len(code)
-    boot = marshal.dumps(compile(BOOT, os.path.join(origin_dir, "gnulaunch.py"), "exec"))
-    header = marshal.dumps(index)
-    with open(target, "wb") as handle:
-        handle.write(MAGIC_NUMBER + len(boot).to_bytes(4, "little") + boot)
-        handle.write(len(header).to_bytes(4, "little") + header)
-        handle.write(b"".join(blobs))
-
-
 class _BundleFinder:
-    """A meta path finder and loader for this package and its modules, from the bundle."""
+    """A meta path finder and loader for this package and its modules, from the bundle.
 
-    def __init__(self, data, base, index, origin_dir):
-        self.data, self.base, self.index, self.origin_dir = data, base, index, origin_dir
+    It keeps the bundle open and reads each module with one pread when it is imported:
+    the launcher never reads (nor pays memory for) the modules it does not run."""
+
+    def __init__(self, handle, base, index, origin_dir):
+        self.handle, self.base, self.index, self.origin_dir = handle, base, index, origin_dir
 
     def find_spec(self, name, path=None, target=None):
         package, _, module = name.rpartition(".")
@@ -96,16 +52,18 @@ class _BundleFinder:
 
         name = module.__name__
         offset, length = self.index["" if name == _PACKAGE else name.rpartition(".")[2]]
-        start = self.base + offset
-        exec(loads(memoryview(self.data)[start : start + length]), module.__dict__)
+        code = os.pread(self.handle.fileno(), length, self.base + offset)
+        if len(code) != length:
+            raise ImportError(f"the bundle lost {name}")
+        exec(loads(code), module.__dict__)
 
 
-def from_bundle(data, base, index, module):
-    """BOOT's end: serve the package and the rest of the engine from the bundle, with
-    module (this one, made by BOOT) in its place."""
-    if not _complete(data, base, index):
+def from_bundle(handle, base, index, module):
+    """BOOT's end (core/launchbundle.py): serve the package and the rest of the engine
+    from the bundle open as handle, with module (this one, made by BOOT) in its place."""
+    if not _complete(handle, base, index):
         raise ImportError("a damaged bundle")  # the launcher falls back to the files
-    finder = _BundleFinder(data, base, index, os.path.dirname(__file__))
+    finder = _BundleFinder(handle, base, index, os.path.dirname(__file__))
     sys.meta_path.insert(0, finder)
     sys.modules[module.__name__] = module
     try:
@@ -125,27 +83,31 @@ def use_bundle():
         return
     here = os.path.dirname(__file__)
     try:
-        with open(os.path.join(os.path.dirname(here), BUNDLE), "rb", buffering=0) as handle:
-            data = handle.readall()
+        handle = open(os.path.join(os.path.dirname(here), BUNDLE), "rb", buffering=0)
     except OSError:
         return
     from _frozen_importlib_external import MAGIC_NUMBER
     from marshal import loads
 
-    magic = len(MAGIC_NUMBER)
-    if data[:magic] != MAGIC_NUMBER or len(data) < magic + 4:
-        return
-    boot = int.from_bytes(data[magic : magic + 4], "little")
-    at = magic + 4 + boot
-    size = int.from_bytes(data[at : at + 4], "little")
-    index = loads(data[at + 4 : at + 4 + size])
-    if _complete(data, at + 4 + size, index):
-        sys.meta_path.insert(0, _BundleFinder(data, at + 4 + size, index, here))
+    try:
+        head = handle.read(12)
+        if len(head) < 12 or head[:4] != MAGIC_NUMBER:
+            raise ValueError("not a bundle of this interpreter")
+        boot, size = int.from_bytes(head[4:8], "little"), int.from_bytes(head[8:12], "little")
+        handle.seek(12 + boot)
+        index = loads(handle.read(size))
+        if _complete(handle, 12 + boot + size, index):
+            sys.meta_path.insert(0, _BundleFinder(handle, 12 + boot + size, index, here))
+            return
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    handle.close()
 
 
-def _complete(data, base, index):
+def _complete(handle, base, index):
     """Whether the bundle holds every byte its index promises (a cut file does not)."""
-    return base + max(offset + length for offset, length in index.values()) == len(data)
+    end = base + max(offset + length for offset, length in index.values())
+    return end == os.fstat(handle.fileno()).st_size
 
 
 def _is_launcher_dir(directory, own_dir):

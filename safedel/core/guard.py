@@ -26,14 +26,6 @@ import time
 from . import jsonl
 from .private import EXCLUSIVE, Held, open_dir
 
-try:  # the bare C hash: hashlib would load OpenSSL, a large cost for one digest
-    if sys.version_info >= (3, 12):  # its module's name, so no failed search first
-        from _sha2 import sha256 as _sha256
-    else:
-        from _sha256 import sha256 as _sha256
-except ImportError:
-    from hashlib import sha256 as _sha256
-
 ALLOW = "allow"
 CONFIRM = "confirmRequired"
 REJECTED = "rejected"
@@ -112,12 +104,34 @@ class TurnState:
 
 
 def digest(value):
-    return _sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    if not _sha256:
+        _sha256.append(_load_sha256())
+    return _sha256[0](value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def ledger_parts(session, turn):
-    """The ledger's path below the state dir, as components opened one by one."""
-    return [LEDGERS, digest(session), digest(turn) + ".jsonl"]
+_sha256 = []
+
+
+def _load_sha256():
+    """The bare C hash, loaded at the first digest: hashlib would load OpenSSL, a large
+    cost for one digest, and a launcher under `safedel run` needs none at all (the run
+    record names its ledger: core/runrecord.py)."""
+    try:
+        if sys.version_info >= (3, 12):  # its module's name, so no failed search first
+            from _sha2 import sha256
+        else:
+            from _sha256 import sha256
+    except ImportError:
+        from hashlib import sha256
+    return sha256
+
+
+def ledger_parts(session, turn, known=None):
+    """The ledger's path below the state dir, as components opened one by one. known:
+    {value: digest} already computed (Settings.digests, from the run record)."""
+    known = known or {}
+    names = [known.get(value) or digest(value) for value in (session, turn)]
+    return [LEDGERS, names[0], names[1] + ".jsonl"]
 
 
 def _error(action, exc):
@@ -179,7 +193,7 @@ def verdicts(lines):
 
 def _open_ledger(settings):
     """The ledger's descriptor (read+append). A new turn prunes old state first."""
-    session_parts = ledger_parts(settings.session, settings.turn)
+    session_parts = ledger_parts(settings.session, settings.turn, settings.digests)
     name = session_parts.pop()
     for _attempt in range(3):
         try:
@@ -257,7 +271,7 @@ def _same_path(settings, identity):
     A few lstat calls: far cheaper than opening each directory again."""
     path = settings.state_dir
     try:
-        for part in ledger_parts(settings.session, settings.turn):
+        for part in ledger_parts(settings.session, settings.turn, settings.digests):
             if stat.S_ISLNK(os.lstat(path).st_mode):
                 return False
             path = os.path.join(path, part)

@@ -129,7 +129,7 @@ def start_value(turn):
 
 
 def _first_ledger_time(settings):
-    parts = guard.ledger_parts(settings.session, settings.turn)
+    parts = guard.ledger_parts(settings.session, settings.turn, settings.digests)
     name = parts.pop()
     try:
         with open_dir(settings.state_dir, parts, create_dirs=False) as directory:

@@ -17,6 +17,33 @@ from .private import open_dir, open_under
 RUNS = "runs"
 RECORD = "run.json"
 FIELDS = ("session", "turn", "toolCall", "threshold", "turnStart")
+# The names of the run's guard ledger (core/guard.py): sha256 digests of its session and
+# turn, computed once by the run, so that a launcher under it loads no sha256 (that
+# costs it more than the whole take).
+LEDGER = "ledger"
+_HEX = frozenset("0123456789abcdef")
+
+
+def ledger_names(session, turn):
+    """The record's LEDGER value for a run of session and turn."""
+    from .guard import digest
+
+    return [digest(session), digest(turn)]
+
+
+def known_digests(record):
+    """{value: digest} for the record's session and turn, from its LEDGER names; {}
+    for a record without them. A name that is not a digest is never used: it becomes
+    a path component."""
+    names = record.get(LEDGER)
+    values = (record.get("session"), record.get("turn"))
+    if not (isinstance(names, list) and len(names) == 2):
+        return {}
+    if not all(isinstance(v, str) for v in values):
+        return {}
+    if not all(isinstance(n, str) and len(n) == 16 and _HEX.issuperset(n) for n in names):
+        return {}
+    return dict(zip(values, names))
 
 
 def write(state_dir, run_id, values):

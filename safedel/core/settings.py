@@ -8,6 +8,7 @@ import os
 import sys
 
 DEFAULT_THRESHOLD = 50
+_OPTIONAL = ("run", "digests")
 MAX_THRESHOLD = 99999
 _warned = set()
 
@@ -28,13 +29,16 @@ class Settings:
         "workspace_roots",
         "turn_start",
         "run",
+        "digests",
     )
 
     def __init__(self, **values):
         for name in self.__slots__:
             # run: the `safedel run` this process is under, if any (report events and
-            # guard signals carry it); the only value a caller may leave out.
-            setattr(self, name, values.get(name) if name == "run" else values[name])
+            # guard signals carry it); digests: {value: sha256 digest} the run computed
+            # for its session and turn (core/runrecord.py). The values a caller may
+            # leave out.
+            setattr(self, name, values[name] if name in values or name not in _OPTIONAL else None)
 
     def __repr__(self):
         fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
@@ -176,6 +180,7 @@ def load(environ=None):
         # A run's own start, not one the command exports to uncount older files.
         turn_start=who["turnStart"],
         run=fixed.get("run") or run_id or None,  # a run found by ancestry names itself
+        digests=runrecord.known_digests(fixed),
         outside_workspace=parse_outside(
             environ.get("SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace"))
         ),

@@ -1,0 +1,62 @@
+"""Writes lib/safedel_core.bundle, the launchers' start-up bundle (read by gnulaunch).
+
+Every core module compiled once when the shim home is built, so that an active
+launcher imports the engine from one open file instead of searching the path for one
+.pyc per module. Apart from gnulaunch, which reads it, so that a launcher does not load
+the writer.
+
+The layout: MAGIC, then the lengths of BOOT's code and of the index (4 bytes each,
+little-endian), BOOT's code, the index (marshal: {module: (offset, length)}), then each
+module's marshalled code. A launcher reads the header, BOOT and the index, then only
+the modules it imports, each with one pread: never the whole file.
+"""
+
+import os
+
+from .gnulaunch import BUNDLE  # noqa: F401 (the name the launchers open)
+
+HEADER = 12
+
+# Run by a launcher (shims/bin) with `handle` open on the bundle just past BOOT's code,
+# and `head` its first HEADER bytes: this module from the bundle, which then serves the
+# rest. sys.path[0] is the lib dir.
+BOOT = """
+_index = loads(handle.read(int.from_bytes(head[8:12], "little")))
+_base = 12 + int.from_bytes(head[4:8], "little") + int.from_bytes(head[8:12], "little")
+_start, _length = _index["gnulaunch"]
+handle.seek(_base + _start)
+gnulaunch = type(sys)("safedel_core.gnulaunch")
+gnulaunch.__file__ = sys.path[0] + "/safedel_core/gnulaunch.py"
+gnulaunch.__package__ = "safedel_core"
+exec(loads(handle.read(_length)), gnulaunch.__dict__)
+gnulaunch.from_bundle(handle, _base, _index, gnulaunch)
+"""
+
+
+def write_bundle(core_dir, target, origin_dir):
+    """Compile every module of core_dir into one file at target.
+
+    origin_dir is where the sources will be found once installed, so tracebacks
+    name real files. Docstrings are left out (optimize=2; core has no assert): they
+    are most of the bytes, and only people reading the source need them.
+    """
+    import marshal
+    from importlib.util import MAGIC_NUMBER
+
+    index, blobs, offset = {}, [], 0
+    for name in sorted(os.listdir(core_dir)):
+        if not name.endswith(".py"):
+            continue
+        with open(os.path.join(core_dir, name), "rb") as handle:
+            source = handle.read()
+        path = os.path.join(origin_dir, name)
+        code = marshal.dumps(compile(source, path, "exec", dont_inherit=True, optimize=2))
+        index["" if name == "__init__.py" else name[:-3]] = (offset, len(code))
+        blobs.append(code)
+        offset += len(code)
+    boot = marshal.dumps(compile(BOOT, os.path.join(origin_dir, "gnulaunch.py"), "exec"))
+    header = marshal.dumps(index)
+    with open(target, "wb") as handle:
+        handle.write(MAGIC_NUMBER + len(boot).to_bytes(4, "little"))
+        handle.write(len(header).to_bytes(4, "little") + boot + header)
+        handle.write(b"".join(blobs))
