@@ -15,7 +15,7 @@ import sys
 import time
 
 from ..core import settings
-from . import bpf, notify, target
+from . import bpf, dirmodes, notify, target
 
 RUNTIME = "net"
 
@@ -147,7 +147,7 @@ class Supervisor:
 
         if self._marker_fd is not None:
             markers.route(self._marker_fd)  # this thread's markers: the command's stderr
-        if found.removes_dir and not target.is_empty_dir(found):
+        if found.removes_dir and not dirmodes.is_empty(found.parent_fd, found.name, found.st):
             return errno.ENOTEMPTY
         reason = deletion.protected(found.path)
         if reason:
@@ -161,7 +161,7 @@ class Supervisor:
         conf = settings.load(self._environ) if self._turn_file else self._settings
         try:
             deletion.authorize(conf, RUNTIME, [found.path])
-            deletion.trash_one(conf, RUNTIME, found.path)
+            _trash(conf, found)
         except deletion.Refused:
             return errno.EPERM
         except trash.TrashFailure as exc:
@@ -169,6 +169,22 @@ class Supervisor:
         except OSError as exc:
             return exc.errno or errno.EIO
         return 0
+
+
+def _trash(conf, found):
+    """Trash found; an empty directory its owner may not write gets u+wx for the move
+    (rmdir does not need it), and its own mode back in the trash or, on failure, here."""
+    from ..core import deletion
+
+    lent = dirmodes.lend_write(found.parent_fd, found.name, found.st)
+    try:
+        record = deletion.trash_one(conf, RUNTIME, found.path)
+    except BaseException:
+        if lent is not None:
+            os.chmod(found.name, lent, dir_fd=found.parent_fd)
+        raise
+    if lent is not None:
+        os.chmod(record.trash_path, lent)
 
 
 def _same_file(found):

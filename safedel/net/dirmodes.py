@@ -1,0 +1,50 @@
+"""A directory's own mode, where it stops the net but would not stop the kernel's rmdir.
+
+rmdir needs write permission on the parent only: `mkdir -m0 d; rm -rf d` works, and so
+does `chmod u-w d` followed by `rm -r d` once d is empty. Two things the net does for
+such a call need more: looking into the directory to answer ENOTEMPTY as the kernel
+would, and moving it into the trash, which rewrites its '..' entry and so needs write
+permission on the directory itself. Its owner may grant both to itself for a moment,
+as rm's own walk does; anyone else gets the directory left where it is.
+"""
+
+import os
+import stat
+
+_LIST = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def is_empty(parent_fd, name, st):
+    """Whether rmdir(name) would find it empty. One this user may not read is looked
+    into by its owner (u+rx lent and put back); anyone else's counts as not empty."""
+    try:
+        return _empty(parent_fd, name)
+    except PermissionError:
+        if os.geteuid() == 0 or st.st_uid != os.geteuid() or st.st_nlink > 2:
+            return False  # a subdirectory makes it non-empty whatever else it holds
+    mode = stat.S_IMODE(st.st_mode)
+    os.chmod(name, mode | 0o500, dir_fd=parent_fd)
+    try:
+        return _empty(parent_fd, name)
+    finally:
+        os.chmod(name, mode, dir_fd=parent_fd)
+
+
+def _empty(parent_fd, name):
+    fd = os.open(name, _LIST, dir_fd=parent_fd)
+    try:
+        with os.scandir(fd) as listing:
+            return next(listing, None) is None
+    finally:
+        os.close(fd)
+
+
+def lend_write(parent_fd, name, st):
+    """The mode to put back after the move, once u+wx is lent; None if none was needed."""
+    if not stat.S_ISDIR(st.st_mode) or os.geteuid() == 0 or st.st_uid != os.geteuid():
+        return None
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o300 == 0o300:
+        return None
+    os.chmod(name, mode | 0o300, dir_fd=parent_fd)
+    return mode

@@ -1,0 +1,97 @@
+"""Directories whose own mode stops a move but not the kernel's rmdir, under the net.
+
+rmdir needs write permission on the parent only. GNU's rm therefore removes an empty
+directory of mode 0, an empty one without u+w, and answers a non-empty one it cannot
+read with its own EACCES once rmdir says ENOTEMPTY. Under the net, as a user (root is
+never stopped by a mode), each must come out the same: the empty ones in the trash with
+their own mode, the unreadable one left in place with GNU's message.
+"""
+
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+
+import pytest
+from conftest import require
+from netkit import require_net
+
+NOBODY = 65534
+# Each script builds its own tree, so the run without safedel and the one with it start
+# from the same thing; /bin/rm under dash reaches only the net.
+EMPTY_BUT_CLOSED = (
+    "mkdir -m0 inacc && mkdir -p a/u z/du && chmod 0 a/u && chmod u-w z/du && /bin/rm -rf inacc a z"
+)
+UNREADABLE = "mkdir -p b/c && chmod u-r b && /bin/rm -rf b"
+
+
+@pytest.fixture
+def scratch():
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as uid 65534")
+    require("setpriv")
+    root = tempfile.mkdtemp(prefix="safedel-net-modes-")
+    os.chmod(root, 0o755)
+    yield root
+    subprocess.run(["chmod", "-R", "u+rwx", root], check=False)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _readable_package(dest):
+    """A copy of safedel that uid 65534 can import (the checkout may be root's alone);
+    `safedel run` needs nothing beyond the standard library."""
+    import safedel
+    from safedel import materialize
+
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(os.path.dirname(safedel.__file__), os.path.join(dest, "safedel"), ignore=ignore)
+    shims = os.path.join(dest, "safedel", "shims")
+    if not os.path.isfile(os.path.join(shims, "__init__.py")):
+        shutil.copytree(materialize.SHIMS_DIR, shims, ignore=ignore)
+    return dest
+
+
+def _as_nobody(scratch, name, script, netted):
+    """(exit status, stderr) of script run by dash as uid 65534 in scratch/name."""
+    home, work = os.path.join(scratch, "home"), os.path.join(scratch, name)
+    for path in (home, work, os.path.join(scratch, "tmp")):
+        os.makedirs(path, exist_ok=True)
+        os.chown(path, NOBODY, NOBODY)
+    env = {"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": os.path.join(scratch, "tmp")}
+    argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    if netted:
+        env.update(SAFEDEL_PROMPT="0", PYTHONPATH=os.path.join(scratch, "package"))
+        argv += [require("/usr/bin/python3"), "-m", "safedel", "run", "-q", "--net", "on", "--"]
+    done = subprocess.run(
+        [*argv, "/bin/dash", "-c", script], cwd=work, env=env, capture_output=True, timeout=120
+    )
+    return done.returncode, done.stderr
+
+
+def _trashed_modes(scratch):
+    files = os.path.join(scratch, "home", ".local", "share", "Trash", "files")
+    return {
+        name: stat.S_IMODE(os.lstat(os.path.join(files, name)).st_mode)
+        for name in os.listdir(files)
+    }
+
+
+def test_empty_directories_closed_to_their_owner_are_trashed_with_their_mode(scratch):
+    require_net()
+    _readable_package(os.path.join(scratch, "package"))
+    assert _as_nobody(scratch, "plain", EMPTY_BUT_CLOSED, netted=False) == (0, b"")
+    assert _as_nobody(scratch, "netted", EMPTY_BUT_CLOSED, netted=True) == (0, b"")
+    assert os.listdir(os.path.join(scratch, "netted")) == []
+    modes = _trashed_modes(scratch)
+    assert modes == {"inacc": 0, "u": 0, "a": 0o755, "du": 0o555, "z": 0o755}
+
+
+def test_an_unreadable_directory_that_is_not_empty_stays_with_the_kernels_answer(scratch):
+    require_net()
+    _readable_package(os.path.join(scratch, "package"))
+    plain = _as_nobody(scratch, "plain", UNREADABLE, netted=False)
+    assert plain == (1, b"/bin/rm: cannot remove 'b': Permission denied\n")
+    assert _as_nobody(scratch, "netted", UNREADABLE, netted=True) == plain
+    os.chmod(os.path.join(scratch, "netted", "b"), 0o755)
+    assert os.listdir(os.path.join(scratch, "netted", "b")) == ["c"]
