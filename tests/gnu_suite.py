@@ -1,6 +1,6 @@
 """Run GNU coreutils' own rm and rmdir tests against GNU's tools and against safedel's.
 
-    python tests/gnu_suite.py CHECKOUT [--json FILE] [--only rm/rm1.sh ...]
+    python tests/gnu_suite.py CHECKOUT [--net] [--json FILE] [--only rm/rm1.sh ...]
 
 CHECKOUT is a coreutils source tree at the release whose behaviour safedel follows
 (9.1): the directory holding init.cfg and tests/init.sh. Nothing of it is kept in this
@@ -13,6 +13,11 @@ test tree whose src/ directory (first on PATH, as `make check` puts the built to
 holds GNU's /usr/bin tools in one and safedel's launchers in the other, with the rest
 of the environment `make check` would give. Prints a markdown table: each test's
 status with GNU and with safedel (PASS, FAIL, SKIP, ERROR), then the totals.
+
+With --net each test runs twice more, inside `safedel run --net on` (the seccomp net;
+each run checks from the test's own shell that the filter is there): with safedel's
+launchers first on PATH, and with GNU's tools and no shim directory at all, so that
+only the net stands between the test and the disk.
 """
 
 import argparse
@@ -23,75 +28,10 @@ import subprocess
 import sys
 import tempfile
 
-NOBODY = 65534
-TOOLS = ("rm", "rmdir", "unlink")
+import suite_net
+from gnu_tree import NOBODY, TOOLS, make_tree, tests_in
+
 STATUS = {0: "PASS", 77: "SKIP", 99: "ERROR"}
-COPIED = ("init.cfg", "tests/init.sh", "tests/lang-default", "tests/envvar-check")
-COPIED += ("tests/other-fs-tmpdir", "tests/d_type-check", "tests/no-perl")
-PERL_MODULES = ("tests/Coreutils.pm", "tests/CuSkip.pm", "tests/CuTmpdir.pm")
-# What `getlimits` prints that init.cfg's getlimits_ may read (LP64 Linux values).
-GETLIMITS = """#!/bin/sh
-cat <<'EOF'
-CHAR_MAX=127
-CHAR_MIN=-128
-INT_MAX=2147483647
-INT_MIN=-2147483648
-INT_OFLOW=2147483648
-INT_UFLOW=-2147483649
-UINT_MAX=4294967295
-UINT_OFLOW=4294967296
-LONG_MAX=9223372036854775807
-LONG_MIN=-9223372036854775808
-LONG_OFLOW=9223372036854775808
-LONG_UFLOW=-9223372036854775809
-ULONG_MAX=18446744073709551615
-ULONG_OFLOW=18446744073709551616
-SIZE_MAX=18446744073709551615
-SIZE_OFLOW=18446744073709551616
-SSIZE_MAX=9223372036854775807
-SSIZE_MIN=-9223372036854775808
-INTMAX_MAX=9223372036854775807
-INTMAX_MIN=-9223372036854775808
-UINTMAX_MAX=18446744073709551615
-OFF_T_MAX=9223372036854775807
-OFF_T_MIN=-9223372036854775808
-OFF_T_OFLOW=9223372036854775808
-EOF
-"""
-
-
-def tests_in(checkout):
-    found = []
-    for group in ("rm", "rmdir"):
-        folder = os.path.join(checkout, "tests", group)
-        for name in sorted(os.listdir(folder)):
-            if name.endswith((".sh", ".pl", ".xpl")):
-                found.append(f"{group}/{name}")
-    return found
-
-
-def make_tree(checkout, tree, tools):
-    """A copy of the test files at tree, with src/ holding tools {name: target}."""
-    os.makedirs(os.path.join(tree, "tests"))
-    for part in (*COPIED, *PERL_MODULES):
-        if os.path.exists(os.path.join(checkout, part)):
-            shutil.copy2(os.path.join(checkout, part), os.path.join(tree, part))
-    for group in ("rm", "rmdir"):
-        shutil.copytree(os.path.join(checkout, "tests", group), os.path.join(tree, "tests", group))
-    # r-root.sh reads rm's source for a constant; the copy lives only in the tree.
-    remove_c = os.path.join(checkout, "src", "remove.c")
-    with open(os.path.join(tree, "config.h"), "w") as handle:
-        handle.write("#define HAVE_OPENAT 1\n#define HAVE_FDOPENDIR 1\n")
-    src = os.path.join(tree, "src")
-    os.mkdir(src)
-    for name, target in tools.items():
-        os.symlink(target, os.path.join(src, name))
-    if os.path.isfile(remove_c):
-        shutil.copy2(remove_c, os.path.join(src, "remove.c"))
-    with open(os.path.join(src, "getlimits"), "w") as handle:
-        handle.write(GETLIMITS)
-    os.chmod(os.path.join(src, "getlimits"), 0o755)
-    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", tree], check=True)
 
 
 def suite_env(tree, extra):
@@ -123,7 +63,8 @@ def suite_env(tree, extra):
     return env
 
 
-def run_test(tree, test, env, timeout):
+def run_test(tree, test, env, timeout, net=None):
+    """(status, log tail); net is (argv prefix, sh code) to run the test under the net."""
     if test.endswith(".sh"):
         argv = ["/bin/sh", f"tests/{test}"]
     else:
@@ -131,12 +72,14 @@ def run_test(tree, test, env, timeout):
         argv += ["-MCuSkip", "-MCoreutils", f"-MCuTmpdir qw(tests/{test})", f"tests/{test}"]
     setpriv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     env = dict(env, CU_TEST_NAME=f"tests,{test.replace('/', '-')}")
+    # make check runs each test with fd 9 open on stderr (9>&2).
+    prefix, script = net or ([], "")
+    script += 'exec 9>&2; exec "$@"'
     try:
         done = subprocess.run(
-            # make check runs each test with fd 9 open on stderr (9>&2).
             setpriv
             + ["env", "-i", *(f"{k}={v}" for k, v in env.items())]
-            + ["/bin/sh", "-c", 'exec 9>&2; exec "$@"', "sh", *argv],
+            + [*prefix, "/bin/sh", "-c", script, "sh", *argv],
             cwd=tree,
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -145,6 +88,8 @@ def run_test(tree, test, env, timeout):
     except subprocess.TimeoutExpired:
         return "ERROR", "timed out"
     status = STATUS.get(done.returncode, "FAIL")
+    if done.returncode == suite_net.NO_FILTER and net:
+        status = "NO-NET"
     log = (done.stdout + done.stderr).decode("utf-8", "replace")
     return status, "\n".join(log.strip().splitlines()[-25:])
 
@@ -174,11 +119,28 @@ def safedel_env(work, home_dir, test, tree):
 
 
 def trash_events(work):
-    try:
-        with open(os.path.join(work, "state", "report.jsonl"), "rb") as handle:
-            return sum(b'"operation":"trash"' in line for line in handle)
-    except OSError:
-        return 0
+    """(trash events so far, of which the net made)."""
+    return suite_net.report_counts(os.path.join(work, "state", "report.jsonl"))
+
+
+def net_run(work, package, test, tree, keep_shims):
+    """(outer env, (argv prefix, sh code)) to run test in tree inside `safedel run --net
+    on` as started there: with the launchers first on PATH when keep_shims, else with
+    GNU's tools and no shim directory on PATH, the net alone."""
+    base = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": f"{work}/home",
+        "TMPDIR": f"{work}/tmp",
+        "SAFEDEL_STATE_DIR": f"{work}/state",
+        "SAFEDEL_REPORT": f"{work}/state/report.jsonl",
+        "SAFEDEL_PROMPT": "0",
+    }
+    env = suite_env(tree, base)
+    env["PATH"] = base["PATH"]  # safedel run's own; the test's is set inside
+    path = f"{tree}/src:" + ("$PATH" if keep_shims else base["PATH"])
+    unset = ("PYTHONPATH", "NODE_OPTIONS", *suite_net.SHELL_HOOKS)
+    prefix = suite_net.run_argv(package, "gnu-suite", test)
+    return env, (prefix, suite_net.inner_script(path, unset, ""))
 
 
 def shim_home(work):
@@ -194,11 +156,12 @@ def shim_home(work):
     return home_dir
 
 
-def run_suite(checkout, only=None, timeout=600):
+def run_suite(checkout, only=None, timeout=600, net=False):
     work = tempfile.mkdtemp(prefix="safedel-gnu-suite-", dir="/var/tmp")
     os.chmod(work, 0o755)
     try:
         home_dir = shim_home(work)
+        package = suite_net.install_package(os.path.join(work, "package")) if net else None
         for name in ("home", "tmp", "state"):
             os.mkdir(os.path.join(work, name))
         subprocess.run(
@@ -209,14 +172,20 @@ def run_suite(checkout, only=None, timeout=600):
         make_tree(checkout, ours_tree, {t: os.path.join(home_dir, "bin", t) for t in TOOLS})
         results = {}
         for test in only or tests_in(checkout):
-            gnu = run_test(gnu_tree, test, suite_env(gnu_tree, {}), timeout)
+            row = results[test] = {}
+            runs = [("gnu", gnu_tree, suite_env(gnu_tree, {}), None)]
             ours_env = suite_env(ours_tree, safedel_env(work, home_dir, test, ours_tree))
-            before = trash_events(work)
-            ours = run_test(ours_tree, test, ours_env, timeout)
-            results[test] = {"gnu": gnu[0], "safedel": ours[0], "gnu_log": gnu[1], "log": ours[1]}
-            # Proof the launchers acted (the test's own clean-up is an rm -rf too).
-            results[test]["trashed"] = trash_events(work) - before
-            print(f"{test}: GNU {gnu[0]}, safedel {ours[0]}", file=sys.stderr)
+            runs.append(("safedel", ours_tree, ours_env, None))
+            if net:
+                runs.append(("safedel+net", ours_tree, *net_run(work, package, test, ours_tree, 1)))
+                runs.append(("net only", gnu_tree, *net_run(work, package, test, gnu_tree, 0)))
+            for column, tree, env, wrap in runs:
+                before = trash_events(work)
+                row[column], row[f"{column} log"] = run_test(tree, test, env, timeout, wrap)
+                # Proof safedel acted (the test's own clean-up is an rm -rf too).
+                after = trash_events(work)
+                row[f"{column} trashed"] = [after[0] - before[0], after[1] - before[1]]
+            print(test, *(f"{c}: {row[c]}" for c, *_ in runs), file=sys.stderr)
         return results
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", work], check=False)
@@ -224,13 +193,25 @@ def run_suite(checkout, only=None, timeout=600):
 
 
 def table(results):
-    lines = ["| test | GNU | safedel | items trashed |", "|---|---|---|---|"]
-    lines += [
-        f"| {test} | {r['gnu']} | {r['safedel']} | {r['trashed']} |" for test, r in results.items()
+    columns = [
+        c
+        for c in ("gnu", "safedel", "safedel+net", "net only")
+        if c in next(iter(results.values()))
     ]
-    gnu_pass = sum(r["gnu"] == "PASS" for r in results.values())
-    both = sum(r["gnu"] == "PASS" and r["safedel"] == "PASS" for r in results.values())
-    lines += ["", f"{len(results)} tests; GNU passes {gnu_pass}; safedel passes {both} of those."]
+    names = {"gnu": "GNU"}
+    head = [names.get(c, c) for c in columns] + ["items trashed (by the net)"]
+    lines = ["| test | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    for test, r in results.items():
+        counts = " / ".join(
+            f"{r[c + ' trashed'][0]}" + (f" ({r[c + ' trashed'][1]})" if "net" in c else "")
+            for c in columns[1:]
+        )
+        lines.append(f"| {test} | " + " | ".join(r[c] for c in columns) + f" | {counts} |")
+    gnu_pass = [t for t, r in results.items() if r["gnu"] == "PASS"]
+    lines += ["", f"{len(results)} tests; GNU passes {len(gnu_pass)}; of those,"]
+    for column in columns[1:]:
+        passed = sum(results[t][column] == "PASS" for t in gnu_pass)
+        lines.append(f"{names.get(column, column)} passes {passed}.")
     return "\n".join(lines)
 
 
@@ -239,6 +220,7 @@ def main(argv=None):
     parser.add_argument("checkout", nargs="?", help="coreutils 9.1 source tree")
     parser.add_argument("--json", help="also write every result, with logs, here")
     parser.add_argument("--only", action="append", help="run only this test (repeatable)")
+    parser.add_argument("--net", action="store_true", help="also run each under the net")
     args = parser.parse_args(argv)
     if not args.checkout:
         print("skipped: no coreutils checkout given (see the docstring)")
@@ -248,7 +230,7 @@ def main(argv=None):
         parser.error(f"{checkout} has no tests/init.sh")
     if os.geteuid() != 0:
         parser.error("run as root: the tests run as uid 65534 through setpriv")
-    results = run_suite(checkout, args.only)
+    results = run_suite(checkout, args.only, net=args.net)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=1)
