@@ -17,6 +17,7 @@ FLAG_CONTINUE = 1
 _NOTIF = struct.Struct("QIIiIQ6Q")  # id, pid, flags, nr, arch, ip, args[6]
 _RESP = struct.Struct("QqiI")  # id, val, error, flags
 _ID = struct.Struct("Q")
+_IOVECS = struct.Struct("QQQQ")  # two struct iovec: base, length
 PATH_MAX = 4096
 
 
@@ -27,6 +28,52 @@ class Notification:
         fields = _NOTIF.unpack(raw)
         self.id, self.pid, self.nr = fields[0], fields[1], fields[3]
         self.args = fields[6:]
+
+
+class Channel:
+    """The supervisor's side of one listener, with its buffers made once: every
+    deleting call of the tree comes through here, so the round trip allocates as
+    little as it can (each allocation and attribute lookup is paid per call)."""
+
+    __slots__ = ("listener", "_zeros", "_recv", "_resp", "_id")
+
+    def __init__(self, listener):
+        self.listener = listener
+        self._zeros = bytes(_NOTIF.size)  # the kernel insists on a zeroed buffer
+        self._recv = bytearray(_NOTIF.size)
+        self._resp = bytearray(_RESP.size)
+        self._id = bytearray(_ID.size)
+
+    def receive(self):
+        """(id, pid, flags, nr, arch, ip, args...) of the next call, or None when its
+        caller went away before we read it."""
+        buffer = self._recv
+        buffer[:] = self._zeros
+        try:
+            fcntl.ioctl(self.listener, NOTIF_RECV, buffer, True)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.EINTR):
+                return None
+            raise
+        return _NOTIF.unpack(buffer)
+
+    def answer(self, notif_id, error=0, proceed=False):
+        """As answer() below."""
+        _RESP.pack_into(self._resp, 0, notif_id, 0, -error if error else 0, proceed)
+        try:
+            fcntl.ioctl(self.listener, NOTIF_SEND, self._resp, True)
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                raise
+
+    def still_valid(self, notif_id):
+        """As still_valid() below."""
+        _ID.pack_into(self._id, 0, notif_id)
+        try:
+            fcntl.ioctl(self.listener, NOTIF_ID_VALID, self._id, True)
+        except OSError:
+            return False
+        return True
 
 
 def prefer_sync_wakeup(listener):
@@ -84,16 +131,19 @@ class Memory:
         self._readv.restype = ctypes.c_ssize_t
         self._buffer = ctypes.create_string_buffer(PATH_MAX)
         self._local = (ctypes.c_void_p * 2)(ctypes.addressof(self._buffer), PATH_MAX)
-        self._remote = (ctypes.c_void_p * 4)()
+        # Filled with one pack_into per call: item by item through ctypes costs more
+        # than the system call it prepares.
+        self._iovecs = bytearray(_IOVECS.size)
+        self._remote = (ctypes.c_char * _IOVECS.size).from_buffer(self._iovecs)
 
     def string(self, tid, address):
         """The NUL-terminated bytes at address in tid's memory, or OSError (EFAULT...).
 
         Two remote pieces split at the page boundary, so a short string at the end of
         a mapping reads even when the next page is unmapped."""
-        first = min(PATH_MAX, 4096 - address % 4096)
-        self._remote[0], self._remote[1] = address, first
-        self._remote[2], self._remote[3] = address + first, PATH_MAX - first
+        first = 4096 - address % 4096  # to the end of its page (PATH_MAX is one page)
+        second = (address + first) & 0xFFFFFFFFFFFFFFFF
+        _IOVECS.pack_into(self._iovecs, 0, address, first, second, PATH_MAX - first)
         got = self._readv(tid, self._local, 1, self._remote, 2 if first < PATH_MAX else 1, 0)
         if got < 0:
             err = self._ctypes.get_errno()

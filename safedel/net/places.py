@@ -32,6 +32,7 @@ class Places:
         self._state = _prefixes([settings.state_dir])
         self._report = os.path.realpath(settings.report) if settings.report else None
         self._exempt = _prefixes(settings.exempt)
+        self._exempt_ids = _identities(self._exempt)
         self._uid = str(os.getuid())
         roots = environ.get("SAFEDEL_WORKSPACE_ROOTS") or ""
         anchors = [r for r in roots.split(os.pathsep) if r] + [os.getcwd()]
@@ -57,6 +58,25 @@ class Places:
         if self._ignored_tree(parent):
             return "inside an ignored build tree"
         return None
+
+    def is_exempt_root(self, head, st):
+        """Whether the parent of a call is an exempt root itself: the commonest call (a
+        compiler's /tmp/ccXXXX.o) is decided without opening the parent and reading its
+        path back. head: the parent as the caller spelled it; st: its stat, reached by
+        the caller's own walk. A root is known by its identity, and it must still be the
+        directory at its path: when head spells that path, the caller's walk just
+        showed it is; else one stat of the root shows it. Otherwise left_to_kernel
+        decides, by path."""
+        root = self._exempt_ids.get((st.st_dev, st.st_ino))
+        if root is None:
+            return False
+        if head == root:
+            return True
+        try:
+            now = os.stat(root)
+        except OSError:
+            return False
+        return now.st_ino == st.st_ino and now.st_dev == st.st_dev
 
     def git_can_restore(self, found, tid):
         """When git itself deletes content it stores (found.inspect() done)."""
@@ -136,6 +156,19 @@ class Places:
 def _prefixes(roots):
     """'root/' for each real root: a path strictly inside starts with one of them."""
     return tuple(os.path.realpath(r).rstrip(os.sep) + os.sep for r in roots if r)
+
+
+def _identities(prefixes):
+    """(st_dev, st_ino) -> path (bytes) of each root that exists, from 'root/'."""
+    found = {}
+    for prefix in prefixes:
+        root = prefix[:-1] or os.sep
+        try:
+            st = os.stat(root)
+        except OSError:
+            continue
+        found[(st.st_dev, st.st_ino)] = os.fsencode(root)
+    return found
 
 
 def _is_git(tid):

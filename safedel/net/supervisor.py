@@ -23,6 +23,7 @@ RUNTIME = "net"
 class Supervisor:
     def __init__(self, listener, environ, machine, marker_fd=None):
         self._listener = listener
+        self._channel = notify.Channel(listener)
         self._marker_fd = marker_fd  # the command's stderr, when it is not ours; owned
         self._environ = environ
         self._turn_file = bool(environ.get("SAFEDEL_TURN_FILE"))
@@ -96,8 +97,9 @@ class Supervisor:
         self._memory = notify.Memory()
 
     def _one(self):
+        channel = self._channel
         try:
-            notif = notify.receive(self._listener)
+            notif = channel.receive()
         except OSError as exc:
             settings.warn_once(f"the net could not read a call: {exc}")
             return
@@ -109,34 +111,50 @@ class Supervisor:
             self._decide(notif)
         except Exception as exc:  # fail closed on anything unforeseen
             settings.warn_once(f"the net refused a deletion after an error: {exc!r}")
-            notify.answer(self._listener, notif.id, errno.EPERM)
+            channel.answer(notif[0], errno.EPERM)
 
     def _decide(self, notif):
-        listener, tid = self._listener, notif.pid
-        dirfd, address, removes_dir = target.call_of(self._names, notif)
+        channel, notif_id, tid = self._channel, notif[0], notif[1]
+        dirfd, address, removes_dir = target.arguments(self._names, notif[3], notif[6:])
         try:
             raw = self._memory.string(tid, address)
-            found = target.resolve(tid, dirfd, raw, removes_dir)
+            located = target.locate(tid, dirfd, raw, removes_dir)
         except OSError as exc:
-            if notify.still_valid(listener, notif.id):
-                notify.answer(listener, notif.id, exc.errno or errno.EIO)
+            if channel.still_valid(notif_id):
+                channel.answer(notif_id, exc.errno or errno.EIO)
+            return
+        # The commonest call by far, a temp file straight inside an exempt root, is
+        # told by the parent's identity: one stat through the caller's own walk, no
+        # descriptor opened, no path read back. A stale id makes CONTINUE fail
+        # harmlessly: no check needed first.
+        try:
+            parent = os.stat(located[0])
+        except OSError:
+            parent = None  # resolve() below meets the same error and answers it
+        if parent is not None and self._places.is_exempt_root(located[3], parent):
+            channel.answer(notif_id, proceed=True)
+            return
+        try:
+            found = target.resolve(tid, dirfd, raw, removes_dir, located)
+        except OSError as exc:
+            if channel.still_valid(notif_id):
+                channel.answer(notif_id, exc.errno or errno.EIO)
             return
         try:
             if self._places.left_to_kernel(found.path, tid, found.parent):
-                # A stale id makes CONTINUE fail harmlessly: no check needed first.
-                notify.answer(listener, notif.id, proceed=True)
+                channel.answer(notif_id, proceed=True)
                 return
             try:
                 found.inspect()
             except OSError as exc:
-                notify.answer(listener, notif.id, exc.errno or errno.EIO)
+                channel.answer(notif_id, exc.errno or errno.EIO)
                 return
             if self._places.git_can_restore(found, tid):
-                notify.answer(listener, notif.id, proceed=True)
+                channel.answer(notif_id, proceed=True)
                 return
-            if not notify.still_valid(listener, notif.id):
+            if not channel.still_valid(notif_id):
                 return  # the caller is gone; what we read may belong to another process
-            notify.answer(listener, notif.id, self._judge(found))
+            channel.answer(notif_id, self._judge(found))
         finally:
             found.close()
 

@@ -40,13 +40,18 @@ class Target:
 
 
 def call_of(names, notif):
-    """(dirfd, path address, removes_dir) from the raw syscall arguments."""
-    name = names.get(notif.nr)
+    """(dirfd, path address, removes_dir) of a notify.Notification."""
+    return arguments(names, notif.nr, notif.args)
+
+
+def arguments(names, nr, args):
+    """(dirfd, path address, removes_dir) from a call's number and raw arguments."""
+    name = names.get(nr)
     if name == "unlinkat":
-        dirfd = notif.args[0] & 0xFFFFFFFF
+        dirfd = args[0] & 0xFFFFFFFF
         dirfd = dirfd - (1 << 32) if dirfd & 0x80000000 else dirfd
-        return dirfd, notif.args[1], bool(notif.args[2] & AT_REMOVEDIR)
-    return AT_FDCWD, notif.args[0], name == "rmdir"
+        return dirfd, args[1], bool(args[2] & AT_REMOVEDIR)
+    return AT_FDCWD, args[0], name == "rmdir"
 
 
 # Names the kernel resolves for whoever walks them: opened here they would reach the
@@ -57,14 +62,18 @@ _PER_PROCESS = ((b"/proc/self", b""), (b"/proc/thread-self", b""), (b"/dev/fd", 
 
 def _as_caller(tid, head):
     """head spelled as the caller's own /proc entries, or None if it names none."""
+    if not head.startswith((b"/proc/", b"/dev/fd")):
+        return None  # nearly every call: one test, not three
     for prefix, inside in _PER_PROCESS:
         if head == prefix or head.startswith(prefix + b"/"):
             return b"/proc/%d%s%s" % (tid, inside, head[len(prefix) :])
     return None
 
 
-def resolve(tid, dirfd, raw, removes_dir):
-    """A Target, or OSError carrying the errno the kernel would have returned."""
+def locate(tid, dirfd, raw, removes_dir):
+    """(base, name, trailing, head): base names the parent for the caller, through
+    /proc, head as the caller spelled it; OSError carrying the errno the kernel would
+    give a path it refuses outright."""
     if not raw:
         raise OSError(errno.ENOENT, "empty path")
     stripped = raw.rstrip(b"/")
@@ -85,6 +94,13 @@ def resolve(tid, dirfd, raw, removes_dir):
         base = b"/proc/%d/cwd/%s" % (tid, head)
     else:
         base = b"/proc/%d/fd/%d/%s" % (tid, dirfd, head)
+    return base, name, trailing, head
+
+
+def resolve(tid, dirfd, raw, removes_dir, located=None):
+    """A Target, or OSError carrying the errno the kernel would have returned.
+    located: what locate() gave for these arguments already."""
+    base, name, trailing, _ = located or locate(tid, dirfd, raw, removes_dir)
     # One open through the magic link: the rest of the walk follows symlinks as the
     # kernel's own walk for the caller would (with no head, "link/" is where it points).
     parent = os.open(base, _DIR_FLAGS)
