@@ -59,6 +59,27 @@ def test_exempt_temp_files_are_deleted_by_the_kernel(sandbox):
     assert sandbox.trashed_names() == [] and sandbox.report() == []
 
 
+def test_the_temp_root_is_known_wherever_the_kernel_finds_it(sandbox):
+    """A file straight inside the temp root is left to the kernel whether it is named
+    absolutely, from inside the root or through a symlink to it; once the root itself
+    was moved into the work tree, what it holds is judged where it is now: trashed."""
+    require_net()
+    root = sandbox.tmpdir
+    for name in ("abs.o", "rel.o", "via-link.o", "kept.txt"):
+        (root / name).write_text(name)
+    (sandbox.work / "tmp-link").symlink_to(root)
+    moved = sandbox.work / "moved-tmp"
+    script = (
+        f"/bin/rm {root}/abs.o && cd {root} && /bin/rm rel.o && cd {sandbox.work}"
+        f" && /bin/rm tmp-link/via-link.o && mv {root} {moved} && /bin/rm {moved}/kept.txt"
+    )
+    result = sandbox.run("dash", "-c", script)
+    assert result.returncode == 0, result.stderr
+    assert os.listdir(moved) == []
+    assert sandbox.trashed_names() == ["kept.txt"]
+    assert [event["path"] for event in sandbox.report()] == [str(moved / "kept.txt")]
+
+
 def _git(sandbox, *args):
     return sandbox.run("git", *args, env=sandbox.base_env(**GIT_ENV))
 
