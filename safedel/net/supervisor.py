@@ -15,7 +15,7 @@ import sys
 import time
 
 from ..core import settings
-from . import bpf, dirmodes, notify, target
+from . import bpf, dirmodes, farpath, notify, target
 
 RUNTIME = "net"
 
@@ -167,19 +167,20 @@ class Supervisor:
             markers.route(self._marker_fd)  # this thread's markers: the command's stderr
         if found.removes_dir and not dirmodes.is_empty(found.parent_fd, found.name, found.st):
             return errno.ENOTEMPTY
-        reason = deletion.protected(found.path)
+        item, reason = farpath.item_of(found)
         if reason:
             markers.emit(markers.FAIL_CLOSED, {"path": found.path, "reason": reason})
             return errno.EPERM
-        if not _same_file(found):
+        if item is found.path and not _same_file(found):
             # The caller lives in another mount namespace (or the file was swapped):
-            # the name we would trash is not the file it meant. Fail closed.
+            # the name we would trash is not the file it meant. Fail closed. (An item
+            # past PATH_MAX is moved by the caller's own descriptor: it is that file.)
             markers.emit(markers.FAIL_CLOSED, {"path": found.path, "reason": "not visible"})
             return errno.EPERM
         conf = settings.load(self._environ) if self._turn_file else self._settings
         try:
-            deletion.authorize(conf, RUNTIME, [found.path])
-            _trash(conf, found)
+            deletion.authorize(conf, RUNTIME, [item])
+            _trash(conf, found, item)
         except deletion.Refused:
             return errno.EPERM
         except trash.TrashFailure as exc:
@@ -189,14 +190,14 @@ class Supervisor:
         return 0
 
 
-def _trash(conf, found):
+def _trash(conf, found, item):
     """Trash found; an empty directory its owner may not write gets u+wx for the move
     (rmdir does not need it), and its own mode back in the trash or, on failure, here."""
     from ..core import deletion
 
     lent = dirmodes.lend_write(found.parent_fd, found.name, found.st)
     try:
-        record = deletion.trash_one(conf, RUNTIME, found.path)
+        record = deletion.trash_one(conf, RUNTIME, item)
     except BaseException:
         if lent is not None:
             os.chmod(found.name, lent, dir_fd=found.parent_fd)

@@ -105,12 +105,53 @@ def resolve(tid, dirfd, raw, removes_dir, located=None):
     # kernel's own walk for the caller would (with no head, "link/" is where it points).
     parent = os.open(base, _DIR_FLAGS)
     try:
-        real_parent = os.fsdecode(os.readlink(b"/proc/self/fd/%d" % parent))
+        real_parent = os.fsdecode(real_path(parent))
         path = real_parent.rstrip("/") + "/" + os.fsdecode(name)  # only "/" ends in "/"
         return Target(parent, name, path, removes_dir, trailing, real_parent)
     except BaseException:
         os.close(parent)
         raise
+
+
+def real_path(fd):
+    """The real path (bytes) of the directory open as fd. Past PATH_MAX the kernel will
+    not spell it (GNU rm walks such trees by descriptor): then climb '..' to the nearest
+    ancestor it will spell, and name each step down by its device and inode."""
+    try:
+        return os.readlink(b"/proc/self/fd/%d" % fd)
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+    names, here = [], os.dup(fd)
+    try:
+        while True:
+            st = os.fstat(here)
+            up = os.open(b"..", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=here)
+            os.close(here)
+            here = up
+            names.append(_name_in(here, st))
+            try:
+                base = os.readlink(b"/proc/self/fd/%d" % here)
+                break
+            except OSError as exc:
+                if exc.errno != errno.ENAMETOOLONG:
+                    raise
+    finally:
+        os.close(here)
+    if not base.startswith(b"/") or base.endswith(b" (deleted)"):
+        raise OSError(errno.ENAMETOOLONG, "a directory past PATH_MAX with no path here")
+    return base.rstrip(b"/") + b"/" + b"/".join(reversed(names))
+
+
+def _name_in(directory_fd, st):
+    with os.scandir(directory_fd) as entries:
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            other = os.stat(entry.name, dir_fd=directory_fd, follow_symlinks=False)
+            if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                return os.fsencode(entry.name)
+    raise OSError(errno.ENAMETOOLONG, "a directory past PATH_MAX is not in its parent")
 
 
 def _check_kind(st, removes_dir, trailing):
