@@ -66,8 +66,8 @@ def prepare(directory, work, modes):
     return trees
 
 
-def environment(work):
-    return {
+def environment(work, extra=()):
+    env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": f"{work}/home",
         "TMPDIR": f"{work}/tmp",
@@ -76,9 +76,11 @@ def environment(work):
         "SAFEDEL_REPORT": f"{work}/state/report.jsonl",
         "SAFEDEL_PROMPT": "0",
     }
+    env.update(item.partition("=")[::2] for item in extra)
+    return env
 
 
-def run_one(tree, name, mode, node, package, work, timeout):
+def run_one(tree, name, mode, node, package, work, timeout, extra=()):
     """(outcome, log tail) of one test file in one mode."""
     path = os.path.join(tree, "test", "parallel", name)
     argv = [node, *flags_of(path), path]
@@ -97,7 +99,7 @@ def run_one(tree, name, mode, node, package, work, timeout):
         argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
     try:
         done = subprocess.run(
-            ["env", "-i", *(f"{k}={v}" for k, v in environment(work).items()), *argv],
+            ["env", "-i", *(f"{k}={v}" for k, v in environment(work, extra).items()), *argv],
             cwd=tree,
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -115,7 +117,7 @@ def run_one(tree, name, mode, node, package, work, timeout):
     return outcome, "\n".join(log.strip().splitlines()[-30:])
 
 
-def run_suite(directory, node, only=None, timeout=600):
+def run_suite(directory, node, only=None, timeout=600, extra=()):
     work = tempfile.mkdtemp(prefix="safedel-node-suite-", dir="/var/tmp")
     os.chmod(work, 0o755)
     try:
@@ -129,7 +131,7 @@ def run_suite(directory, node, only=None, timeout=600):
                 before = suite_net.report_counts(report, "node")
                 before_net = suite_net.report_counts(report, "net")[1]
                 row[mode], row[f"{mode} log"] = run_one(
-                    trees[mode], name, mode, node, package, work, timeout
+                    trees[mode], name, mode, node, package, work, timeout, extra
                 )
                 after = suite_net.report_counts(report, "node")
                 after_net = suite_net.report_counts(report, "net")[1]
@@ -174,6 +176,13 @@ def main(argv=None):
     parser.add_argument("--node", default=shutil.which("node") or "node", help="the node to test")
     parser.add_argument("--json", help="also write every result, with logs, here")
     parser.add_argument("--only", action="append", help="run only this test file (repeatable)")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        help="NAME=VALUE for every run (repeatable), e.g. NODE_TEST_KNOWN_GLOBALS=0 when an"
+        " older test/common does not know a newer node's globals",
+    )
     args = parser.parse_args(argv)
     if not args.directory:
         print("skipped: no directory of Node tests given (see the docstring)")
@@ -181,7 +190,7 @@ def main(argv=None):
     directory = os.path.abspath(args.directory)
     if not os.path.isdir(os.path.join(directory, "test", "parallel")):
         parser.error(f"{directory} has no test/parallel")
-    results = run_suite(directory, os.path.abspath(args.node), args.only)
+    results = run_suite(directory, os.path.abspath(args.node), args.only, extra=args.env)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=1)
