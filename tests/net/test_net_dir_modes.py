@@ -21,7 +21,8 @@ NOBODY = 65534
 # Each script builds its own tree, so the run without safedel and the one with it start
 # from the same thing; /bin/rm under dash reaches only the net.
 EMPTY_BUT_CLOSED = (
-    "mkdir -m0 inacc && mkdir -p a/u z/du && chmod 0 a/u && chmod u-w z/du && /bin/rm -rf inacc a z"
+    "umask 022 && mkdir -m0 inacc && mkdir -p a/u z/du && chmod 0 a/u && chmod u-w z/du"
+    " && /bin/rm -rf inacc a z"
 )
 UNREADABLE = "mkdir -p b/c && chmod u-r b && /bin/rm -rf b"
 
