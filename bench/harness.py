@@ -61,6 +61,7 @@ class Sandbox:
             os.makedirs(path, mode=0o700, exist_ok=True)
         self.trash = os.path.join(self.home, ".local", "share", "Trash")
         self.turns = 0
+        self.runs = []
 
     def base_env(self):
         env = {
@@ -94,6 +95,20 @@ class Sandbox:
         env.setdefault("SAFEDEL_WORKSPACE_ROOTS", os.path.realpath(self.work))
         return env
 
+    def run_env(self, threshold=HIGH_THRESHOLD):
+        """shim_env() inside a run of this process, set up by the code `safedel run`
+        uses (runstate.record): the run record, the pointer its launchers find it by
+        from the process tree, and SAFEDEL_RUN_ID. A launcher then reads its turn and
+        ledger names from the record, as it does under `safedel run`."""
+        from safedel import runstate
+
+        env = self.shim_env(threshold)
+        run_id = "r-" + os.urandom(6).hex()
+        env["SAFEDEL_RUN_ID"] = run_id
+        runstate.record({}, env, run_id)
+        self.runs.append(env)
+        return env
+
     def inactive_env(self):
         """The hooks in place (PYTHONPATH, NODE_OPTIONS) but SAFEDEL_ACTIVE unset."""
         env = self.shim_env()
@@ -105,6 +120,12 @@ class Sandbox:
         return sorted(os.listdir(files)) if os.path.isdir(files) else []
 
     def close(self):
+        if self.runs:
+            from safedel.core import runrecord
+            from safedel.core.settings import default_state_dir
+
+            for env in self.runs:  # as `safedel run` does when its command ends
+                runrecord.unpoint(env["SAFEDEL_STATE_DIR"], default_state_dir(env))
         shutil.rmtree(self.root, ignore_errors=True)
 
 

@@ -1,7 +1,10 @@
 """rm, one file per call: safedel's rm launcher against the tools people would use instead.
 
 Each call deletes one freshly made file, so every sample is a whole process: start-up,
-the guard, the info file and the rename. The floor is an interpreter that does nothing.
+the guard, the info file and the rename. The launcher runs as under `safedel run`: this
+process leaves the run's record and pointer first, with the code `safedel run` uses, so
+the launcher finds its run from the process tree and reads the run's values from it.
+The floor is an interpreter that does nothing.
 """
 
 import os
@@ -86,7 +89,7 @@ def run(profile, root, shim_home):
         missing = unavailable_tools(shim_rm)
         base = sandbox.base_env()
         plans = {
-            SHIM: ("shim", [shim_rm, "{}"], sandbox.shim_env(), True),
+            SHIM: ("shim", [shim_rm, "{}"], sandbox.run_env(), True),
             FLOOR: ("floor", [BARE_PYTHON, "-I", "-S", "-c", "pass"], base, False),
             RM: ("rm", [RM, "{}"], base, False),
             TRASH_PUT: ("trashput", [tool("trash-put") or "", "{}"], base, True),
