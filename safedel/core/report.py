@@ -1,14 +1,19 @@
-"""The JSON-lines report: one event per line, appended with one O_APPEND write."""
+"""The JSON-lines report: one event per line, appended with one O_APPEND write.
+
+The writing half stays here, with the rotation of a full report into segments; reading
+the segments back (core/reportfiles.py) is loaded only by readers: a launcher appends.
+"""
 
 import errno
 import os
 import sys
 import time
 
-from . import host, jsonl, reportfiles
+from . import host, jsonl
 from .private import EXCLUSIVE, Held, open_private
 
 SCHEMA_VERSION = 1
+SEGMENT_BYTES = 64 * 1024 * 1024
 
 
 def event(operation, settings, runtime, **fields):
@@ -91,9 +96,30 @@ def append(path, records):
             if _held and _held[0][1].stat() is None:
                 _held.clear()
             raise
-        if reportfiles.rotate_if_full(path, fd) and _held:
+        if rotate_if_full(path, fd) and _held:
             _, held = _held.pop()
             held.close()  # the next append opens the new current file
+
+
+def segment_limit():
+    raw = os.environ.get("SAFEDEL_REPORT_SEGMENT_BYTES", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else SEGMENT_BYTES
+
+
+def rotate_if_full(path, fd):
+    """After an append through fd: move a full report aside as a segment. True if done."""
+    try:
+        st = os.fstat(fd)
+        if st.st_size <= segment_limit():
+            return False
+        current = os.lstat(path)
+        if (current.st_dev, current.st_ino) != (st.st_dev, st.st_ino):
+            return False  # another process rotated it already
+        # Nanoseconds: two rotations within one millisecond still sort in order.
+        os.rename(path, os.fsencode(path) + b".%019d-%d" % (time.time_ns(), st.st_ino))
+        return True
+    except OSError:
+        return False
 
 
 def read(path, warn=None, offset=0):
@@ -103,6 +129,8 @@ def read(path, warn=None, offset=0):
     if offset:
         yield from _read_file(path, offset, warn or _warn)
         return
+    from . import reportfiles
+
     for name in reportfiles.all_files(path):
         yield from _read_file(name, 0, warn or _warn)
 
@@ -110,12 +138,16 @@ def read(path, warn=None, offset=0):
 def read_after(path, mark, warn=None):
     """The events appended since reportfiles.position(path) returned mark, even across
     a rotation in between."""
+    from . import reportfiles
+
     for name, offset in reportfiles.files_after(path, mark):
         yield from _read_file(name, offset, warn or _warn)
 
 
 def read_since(path, cutoff_ms, warn=None):
     """Events with a timestamp from cutoff_ms on, found by bisecting each file."""
+    from . import reportfiles
+
     for name, offset in reportfiles.files_since(path, cutoff_ms):
         for record in _read_file(name, offset, warn or _warn, skip_first_partial=bool(offset)):
             if (record.get("timestamp") or 0) >= cutoff_ms:
@@ -125,6 +157,8 @@ def read_since(path, cutoff_ms, warn=None):
 def read_matching(path, warn=None, **fields):
     """Events whose fields equal the given values (session=..., turn=...), found by
     searching each file's bytes for the exact JSON and parsing only those lines."""
+    from . import reportfiles
+
     needles = [reportfiles.field(name, value) for name, value in fields.items()]
     for name in reportfiles.all_files(path):
         for line in reportfiles.matching_lines(name, needles):

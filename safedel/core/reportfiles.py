@@ -1,10 +1,11 @@
 """The report over time: size-bounded segments, read as one stream, and quick lookups.
 
 The current report keeps its name (a harness tailing SAFEDEL_REPORT keeps working).
-When an append takes it past SEGMENT_BYTES, the appender renames it to
+When an append takes it past report.SEGMENT_BYTES, the appender renames it to
 `<name>.<epoch ns>-<inode>`, a name no other rotation can take, and the next append
-starts a new file. A process still holding the old descriptor appends to the segment:
-no event is lost, and readers read every segment, oldest first, then the current file.
+starts a new file (core/report.py: writers load only that half). A process still
+holding the old descriptor appends to the segment: no event is lost, and readers read
+every segment, oldest first, then the current file.
 
 Lookups stay fast on a long history without an index. A turn or session is found by
 searching the raw bytes for its exact JSON field and parsing only those lines, and a
@@ -12,34 +13,11 @@ time range by bisecting each segment on its (nearly ordered) timestamps.
 """
 
 import os
-import time
 
 from . import jsonl
 
-SEGMENT_BYTES = 64 * 1024 * 1024
 # Concurrent writers can append slightly out of timestamp order: bisect with slack.
 _SLACK_MS = 60_000
-
-
-def segment_limit():
-    raw = os.environ.get("SAFEDEL_REPORT_SEGMENT_BYTES", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else SEGMENT_BYTES
-
-
-def rotate_if_full(path, fd):
-    """After an append through fd: move a full report aside as a segment. True if done."""
-    try:
-        st = os.fstat(fd)
-        if st.st_size <= segment_limit():
-            return False
-        current = os.lstat(path)
-        if (current.st_dev, current.st_ino) != (st.st_dev, st.st_ino):
-            return False  # another process rotated it already
-        # Nanoseconds: two rotations within one millisecond still sort in order.
-        os.rename(path, os.fsencode(path) + b".%019d-%d" % (time.time_ns(), st.st_ino))
-        return True
-    except OSError:
-        return False
 
 
 def segments(path, with_time=False):

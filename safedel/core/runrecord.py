@@ -66,8 +66,7 @@ def read(state_dir, run_id):
         return _found[key]
     try:
         fd = open_under(state_dir, [RUNS, run_id, RECORD], os.O_RDONLY, create_dirs=False)
-        with os.fdopen(fd, "rb") as handle:
-            record = jsonl.loads(handle.read(65536))
+        record = jsonl.loads(_read_closing(fd))
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict):
@@ -191,14 +190,29 @@ def _read_pointer(directories, name):
             fd = directory.open(name, os.O_RDONLY)
         except OSError:
             continue
-        with os.fdopen(fd, "rb") as handle:
-            try:
-                record = jsonl.loads(handle.read(65536))
-            except ValueError:
-                continue
+        try:
+            record = jsonl.loads(_read_closing(fd))
+        except ValueError:
+            continue
         if isinstance(record, dict):
             return record
     return None
+
+
+def _read_closing(fd, limit=65536):
+    """Up to limit bytes of the small file open as fd, which it closes: plain reads, not
+    a buffered file object (every launcher under a run reads its pointer)."""
+    try:
+        chunks, size = [], 0
+        while size < limit:
+            chunk = os.read(fd, limit - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def governing(state_dir, default_dir, run_id):
