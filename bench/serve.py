@@ -3,11 +3,11 @@
 The round trip is RunExecutable sent to ProcessExit read, on one raw socket, against
 `safedel run -- true` and bare `true` spawned in the same rounds, and against a second
 server whose config switches the net off (its fork and supervisor are most of the
-cost). The same round trips are counted in CPU time too (the server's own and that of
-the children it reaped, in batches of BATCH, since /proc counts in clock ticks), which
-a shared machine's load does not inflate. Ping is timed while 8 served commands stream
-a line every 10 ms to another connection that reads them; each round gives the p99 of
-its pings, and the row's median is over rounds.
+cost). The same round trips are counted in CPU time too (the server's own, that of the
+children it reaped and that of its fork server, in batches of BATCH, since /proc counts
+in clock ticks), which a shared machine's load does not inflate. Ping is timed while
+8 served commands stream a line every 10 ms to another connection that reads them;
+each round gives the p99 of its pings, and the row's median is over rounds.
 """
 
 import json
@@ -92,11 +92,29 @@ def _round_trip(conn, true, cwd):
     return elapsed
 
 
-def _cpu_seconds(pid):
-    """utime + stime + cutime + cstime of pid, in seconds."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
-    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+def _cpu_seconds(pid, helpers=True):
+    """utime + stime + cutime + cstime of pid, in seconds, and that of the children it
+    keeps running (its fork server), whose CPU no reaping counts."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0  # a child that ended meanwhile
+    own = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    if not helpers:
+        return own
+    return own + sum(_cpu_seconds(child, False) for child in _children(pid))
+
+
+def _children(pid):
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as handle:
+                found += [int(p) for p in handle.read().split()]
+        except OSError:
+            continue
+    return found
 
 
 def _cpu_per_run(server, conn, true, cwd):

@@ -14,6 +14,9 @@ class Net:
         self.machine = os.uname().machine
         self._installer = _installer(self.machine)
         self._supervisor = None
+        # How the child is forked: net.spawn.spawn's signature (`safedel serve` hands
+        # it a spare made ahead of time, serve/spares.py).
+        self.fork = None
 
     def spawn(self, program, argv, env, setsigdef=(), file_actions=(), setsid=False):
         """os.posix_spawn's pid, with the filter installed in the child before exec."""
@@ -22,7 +25,8 @@ class Net:
         nested = env.get(ACTIVE_VAR) == "1"
         env = dict(env)
         env[ACTIVE_VAR] = "1"
-        child = spawn.spawn(self._installer, program, argv, env, setsigdef, file_actions, setsid)
+        fork = self.fork or spawn.spawn
+        child = fork(self._installer, program, argv, env, setsigdef, file_actions, setsid)
         if child.listener is None:
             if not nested:
                 warn_once(

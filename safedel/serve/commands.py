@@ -65,7 +65,7 @@ def open_session(server, conn, request):
             server.sessions[session_id] = session
     reply = {"version": server.version, "capabilities": CAPABILITIES}
     reply.update(session.describe())
-    return reply
+    return reply, server.warm_net  # runs come next: have their fork server ready
 
 
 def _end_session(server, request, forget_guard):

@@ -86,6 +86,8 @@ class ServedRun:
         )
 
         self.net = self._net()
+        if self.net is not None:
+            self.net.fork = self.server.forks.spawn  # a small process forks it
 
         def spawn(path, argv, env, file_actions=(), **kw):
             if self.net is not None:

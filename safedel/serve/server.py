@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import threading
 import traceback
@@ -18,7 +19,7 @@ import traceback
 from .. import __version__, materialize
 from ..core import settings as core_settings
 from ..executor import environ, limits
-from . import asking, commands, protocol, transport
+from . import asking, commands, forking, protocol, transport
 
 PROCS = "procs"
 KILL_GRACE_MS = 2_000
@@ -37,6 +38,7 @@ class Server:
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.watch = asking.Watch()
+        self.forks = forking.ForkServer()  # starts the runs under the net
         os.makedirs(os.path.join(private, PROCS), mode=0o700, exist_ok=True)
         _end_leftovers(os.path.join(private, PROCS))
 
@@ -51,6 +53,14 @@ class Server:
             os.unlink(os.path.join(self.private, PROCS, str(pid)))
         except OSError:
             pass
+
+    def warm_net(self):
+        """Start the fork server before the first run under the net needs it."""
+        if sys.platform.startswith("linux"):
+            from ..net.session import prepare
+
+            if prepare(None, self.base_env) is not None:
+                self.forks.warm()
 
     def finished(self, run):
         pass  # the run stays listed, so ProcessIsAlive can say it is over
@@ -115,6 +125,7 @@ class Server:
             run.kill(signal.SIGTERM)
         for run in runs:
             run.reported.wait(KILL_GRACE_MS / 1000 + 25)
+        self.forks.close()
 
 
 def _start_time(pid):
