@@ -38,6 +38,7 @@ class ForkServer:
         self._started = False
         self._closed = threading.Event()
         self._died = threading.Event()
+        self._execs = {}  # pid -> its reply socket, until its run asks how exec went
         self.pid = None
 
     def spawn(self, installer, program, argv, env, setsigdef=(), file_actions=(), setsid=False):
@@ -80,10 +81,31 @@ class ForkServer:
             except OSError:
                 raise Lost() from None
             theirs.close()
-            return _reply(ours, program)
-        finally:
+            spawned = _reply(ours, program)
+        except BaseException:
             ours.close()
+            raise
+        finally:
             theirs.close()
+        self._execs[spawned.pid] = ours
+        return spawned
+
+    def exec_failure(self, pid):
+        """After the run's root ended: the OSError of its failed exec, or None."""
+        sock = self._execs.pop(pid, None)
+        if sock is None:
+            return None
+        try:
+            sock.setblocking(False)
+            rest = sock.recv(64)
+        except OSError:
+            rest = b""
+        finally:
+            sock.close()
+        if len(rest) < forkserver.REPLY.size or rest[:1] != b"X":
+            return None
+        err = forkserver.REPLY.unpack_from(rest)[1]
+        return OSError(err, os.strerror(err))
 
     def _keep(self, machine):
         """Start the fork server, and again whenever it dies, until the server closes."""
@@ -142,9 +164,10 @@ def _start(machine):
 
 
 def _reply(ours, program):
-    """Spawned from the child's reply, once its exec (or exit) closed the socket."""
+    """Spawned from the child's first word, without waiting for its exec: the socket
+    stays open, and a failed exec is read from it once the run ended (exec_failure)."""
     poller = select.poll()
-    poller.register(ours.fileno(), select.POLLRDHUP)
+    poller.register(ours.fileno(), select.POLLIN | select.POLLRDHUP)
     while not poller.poll():
         pass
     space = _socket.CMSG_SPACE(forkserver.INT.size)
@@ -158,18 +181,11 @@ def _reply(ours, program):
     tag, value, pid = forkserver.REPLY.unpack(data)
     if tag == b"F":
         raise Lost()  # it could not clone: start the command the direct way
-    rest = b""
-    while True:
-        chunk = ours.recv(64)
-        if not chunk:
-            break
-        rest += chunk
-    if tag == b"X" or rest[:1] == b"X":
-        err = value if tag == b"X" else forkserver.REPLY.unpack_from(rest)[1]
+    if tag == b"X":  # before the filter: setsid or a file action failed
         if listener is not None:
             os.close(listener)
         _end(pid)
-        raise OSError(err, os.strerror(err), program)
+        raise OSError(value, os.strerror(value), program)
     return direct.Spawned(pid, listener, value if tag == b"E" else 0)
 
 

@@ -152,6 +152,9 @@ def main():
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:
         return
+    # Its children inherit this until their exec: a Ctrl-C (or ProcessKill) that comes
+    # before it ends them, as it would end the command.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     first = receive(sock)
     if first is None:
         return

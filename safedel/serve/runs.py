@@ -7,6 +7,7 @@ cannot hold the run open: when the root exits, the executor ends the tree, and w
 still unread after DRAIN_SECONDS is left in the file.
 """
 
+import _thread
 import codecs
 import os
 import select
@@ -163,9 +164,18 @@ class ServedRun:
 
     def begin(self):
         """After the response is out: stream the output and wait for the end."""
-        self._pump = threading.Thread(target=self._read_output, daemon=True)
-        self._pump.start()
-        threading.Thread(target=self._finish, daemon=True).start()
+        # _thread, not threading: Thread.start() waits until the new thread has run, a
+        # scheduling delay in front of every round trip on a busy machine.
+        self._pumped = _thread.allocate_lock()
+        self._pumped.acquire()
+        _thread.start_new_thread(self._pump, ())
+        _thread.start_new_thread(self._finish, ())
+
+    def _pump(self):
+        try:
+            self._read_output()
+        finally:
+            self._pumped.release()
 
     def _read_output(self):
         decoders = {fd: codecs.getincrementaldecoder("utf-8")("replace") for fd in self._readers}
@@ -209,11 +219,16 @@ class ServedRun:
             outcome = self.execution.wait()
             if self.net is not None:
                 self.net.close()
+                # The fork server answers before its child's exec: a failed exec is
+                # known now, and the run did not start, as with a failed spawn.
+                failed = self.server.forks.exec_failure(self.execution.pid)
+                if failed is not None:
+                    outcome = captured._not_started(self.spec["argv"], failed, self.outputs)
             self.server.untrack(self.execution.pid)
         else:
             outcome = captured._not_started(self.spec["argv"], self.failed, self.outputs)
         self._drain_by = time.monotonic() + DRAIN_SECONDS
-        self._pump.join()
+        self._pumped.acquire()  # the output is read to its end, or drained
         with self._lock:
             self.done.set()
             if self._stdin is not None:

@@ -179,3 +179,14 @@ def test_the_actions_a_child_applies():
     assert passed == []
     assert actions[1:] == [("dup", None, 0, 1), ("dup", None, 0, 2)]
     assert forking.encode([(os.POSIX_SPAWN_CLOSE, 5)]) is None
+
+
+def test_an_exec_that_fails_is_a_run_that_did_not_start(served, sandbox):
+    raw = _open(served, sandbox)
+    assert _fork_server(served) is not None
+    bad = sandbox.work / "bad"
+    bad.write_bytes(b"\x7fELF\x02not a program")
+    bad.chmod(0o755)
+    result = raw.exit_of(raw.ok("r", "RunExecutable", {"argv": [str(bad)]})["processId"])
+    assert result["exitCode"] == 126, result
+    assert "Exec format error" in result["stderr"], result
