@@ -41,7 +41,8 @@ class _BundleFinder:
         )
         if not module:
             spec.submodule_search_locations = [self.origin_dir]
-        spec.has_location = True
+        # No has_location: importlib would then work out a __cached__ path for each
+        # module (there is no .pyc to name); exec_module sets __file__ itself.
         return spec
 
     def create_module(self, spec):
@@ -55,6 +56,7 @@ class _BundleFinder:
         code = os.pread(self.handle.fileno(), length, self.base + offset)
         if len(code) != length:
             raise ImportError(f"the bundle lost {name}")
+        module.__file__ = module.__spec__.origin
         exec(loads(code), module.__dict__)
 
 

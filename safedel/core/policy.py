@@ -27,7 +27,7 @@ def real_roots(roots):
     """The exempt roots (str) as real bytes paths, without trailing slashes."""
     found = _real_roots.get(roots)
     if found is None:
-        found = tuple(os.path.realpath(os.fsencode(r)).rstrip(b"/") or b"/" for r in roots)
+        found = tuple(resolve.real_path(os.fsencode(r)).rstrip(b"/") or b"/" for r in roots)
         _real_roots[roots] = found
     return found
 
@@ -57,7 +57,7 @@ def homes(environ):
     found = _homes.get(home)
     if found is None:
         raw = os.fsencode(home)
-        found = _homes[home] = frozenset({os.path.abspath(raw), os.path.realpath(raw)})
+        found = _homes[home] = frozenset({os.path.abspath(raw), resolve.real_path(raw)})
     return found
 
 

@@ -115,6 +115,16 @@ def real_directory(directory, dir_fd=None):
     return real, (st.st_dev, st.st_ino)
 
 
+def real_path(raw):
+    """os.path.realpath(raw) for bytes raw, asked of the kernel when raw is a directory
+    it can open: a few calls where realpath lstats every component (the exempt roots
+    and the home, which every launcher resolves once)."""
+    try:
+        return real_directory(raw)[0]
+    except OSError:
+        return os.path.realpath(raw)
+
+
 def _fd_path(fd, st):
     if not _LINUX:
         return None

@@ -53,6 +53,11 @@ def ensure_trash_root(root, check_owner=True):
         for sub in (b"files", b"info"):
             path = os.path.join(root, sub)
             try:
+                trashtrust.check(path)
+                continue  # there already, as at every call but the first
+            except FileNotFoundError:
+                pass
+            try:
                 os.mkdir(path, 0o700)
             except FileExistsError:
                 pass

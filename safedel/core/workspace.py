@@ -170,7 +170,10 @@ def real_exempt(exempt_roots):
     """The exempt roots (a tuple of str) as real paths, resolved once per process."""
     found = _real_exempt.get(exempt_roots)
     if found is None:
-        found = _real_exempt[exempt_roots] = tuple(os.path.realpath(r) for r in exempt_roots)
+        from .policy import real_roots  # the same roots, resolved once for both
+
+        found = tuple(os.fsdecode(r) for r in real_roots(exempt_roots))
+        _real_exempt[exempt_roots] = found
     return found
 
 
