@@ -26,9 +26,24 @@ _routes = {}
 def approve_hint(command_hint):
     """How a refusal message ends. Under a harness the reader is a model, which should
     ask its user rather than approve for them, so it is told no command to run."""
-    if os.environ.get("SAFEDEL_HARNESS") == "1":
-        return "the user must approve it"
-    return command_hint
+    harness = _harness.get(_thread.get_ident())
+    if harness is None:
+        harness = os.environ.get("SAFEDEL_HARNESS") == "1"
+    return "the user must approve it" if harness else command_hint
+
+
+# thread id -> whether the command it judges for runs under a harness: a supervisor
+# judges for one run among several in one process (`safedel serve`), whose own
+# environment is no run's.
+_harness = {}
+
+
+def judge_for(environ):
+    """This thread judges for a command with environ; None: for this process again."""
+    if environ is None:
+        _harness.pop(_thread.get_ident(), None)
+    else:
+        _harness[_thread.get_ident()] = environ.get("SAFEDEL_HARNESS") == "1"
 
 
 def format_marker(kind, payload):

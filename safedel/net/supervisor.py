@@ -36,11 +36,10 @@ class Supervisor:
         self._finished.acquire()
 
     def start(self):
-        # The pipeline reads parts of the run's contract from os.environ (the run id
-        # stamped on report events, the workspace roots handed down, harness mode). The
-        # supervisor judges on the run's behalf, in safedel run's own process, which
-        # starts no other command after this one: give it the run's SAFEDEL_* values.
-        os.environ.update({k: v for k, v in self._environ.items() if k.startswith("SAFEDEL_")})
+        # The run's contract (run id, workspace roots, turn) reaches the pipeline in the
+        # settings loaded from the run's environment, and harness mode per thread
+        # (markers.judge_for), never through os.environ: `safedel serve` supervises
+        # several runs in one process.
         # _thread, not threading: Thread.start() waits until the new thread has run,
         # which on a busy machine put a scheduling delay in front of every command.
         _thread.start_new_thread(self._run, ())
@@ -49,8 +48,9 @@ class Supervisor:
         try:
             self._serve()
         finally:
-            if self._marker_fd is not None and "safedel.core.markers" in sys.modules:
+            if "safedel.core.markers" in sys.modules:
                 sys.modules["safedel.core.markers"].route(None)
+                sys.modules["safedel.core.markers"].judge_for(None)
             self._finished.release()
 
     def stop(self):
@@ -165,6 +165,7 @@ class Supervisor:
 
         if self._marker_fd is not None:
             markers.route(self._marker_fd)  # this thread's markers: the command's stderr
+        markers.judge_for(self._environ)
         if found.removes_dir and not dirmodes.is_empty(found.parent_fd, found.name, found.st):
             return errno.ENOTEMPTY
         item, reason = farpath.item_of(found)

@@ -33,3 +33,18 @@ def test_a_later_run_does_not_lend_its_contract_to_an_earlier_one(served, sandbo
     [event] = result["safeDeleteEvents"]
     assert (event["session"], event["turn"], event["run"]) == ("A", "TA", result["runId"])
     assert event["runtime"] == "net"
+
+
+def test_the_nets_refusal_speaks_to_a_harness_whatever_the_servers_environment(served, sandbox):
+    """The server's own environment has no SAFEDEL_HARNESS; the run's has. The net's
+    supervisor judges by the run's, in its own thread, not through os.environ."""
+    for name in ("a", "b"):
+        (sandbox.work / name).write_text(name)
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)], "threshold": 1})
+    data = {"argv": ["env", "-i", "/bin/rm", "a", "b"], "cwd": str(sandbox.work), "turn": "T"}
+    result = raw.exit_of(raw.ok("r", "RunExecutable", data)["processId"])
+    [refused] = result["refused"]
+    assert refused["runtime"] == "net", result
+    assert "the user must approve it" in refused["reason"], refused
+    assert "safedel guard approve" not in refused["reason"]
