@@ -80,17 +80,7 @@ class TurnState:
         """Apply one ledger record; return the verdict for a take, else None."""
         op = record["op"]
         if op == "take":
-            n, self.threshold = int(record["n"]), int(record["t"])
-            self.takes += 1
-            if self.mode == "rejected":
-                verdict = REJECTED
-            elif self.mode == "approved" or self.granted + n <= self.threshold:
-                self.granted += n
-                return ALLOW
-            else:
-                verdict = CONFIRM
-            self.refused += 1
-            return verdict
+            return self.take(int(record["n"]), int(record["t"]))
         if op in ("approve", "reject"):
             self.mode = "approved" if op == "approve" else "rejected"
         elif op == APPROVE_OUTSIDE:
@@ -101,6 +91,20 @@ class TurnState:
             self.takes -= 1
             self.refused -= 1
         return None
+
+    def take(self, n, threshold):
+        """Apply a take of n under threshold; return its verdict."""
+        self.threshold = threshold
+        self.takes += 1
+        if self.mode == "rejected":
+            verdict = REJECTED
+        elif self.mode == "approved" or self.granted + n <= threshold:
+            self.granted += n
+            return ALLOW
+        else:
+            verdict = CONFIRM
+        self.refused += 1
+        return verdict
 
 
 def digest(value):
@@ -140,8 +144,18 @@ def _error(action, exc):
 
 def _take_line(line):
     """The record on a take line exactly as take() writes it, or None for any other
-    shape (then the JSON parser decides). Every rm call reads its turn's ledger from
-    the start, so these lines are read many times over."""
+    shape (then the JSON parser decides)."""
+    fields = _take_fields(line)
+    if fields is None:
+        return None
+    ident, n, t, ts = fields
+    return {"op": "take", "id": ident.decode("ascii"), "n": n, "t": t, "ts": ts}
+
+
+def _take_fields(line):
+    """(id, n, t, ts) of a take line exactly as take() writes it, or None: _take_line
+    without the record. Every rm call reads its turn's ledger from the start, so these
+    lines are read many times over, and most of a ledger is such lines."""
     if not (line.startswith(b'{"op":"take","id":"') and line.endswith(b"}\n")):
         return None
     fields = line[19:-2].split(b",")  # id", "n":N, "t":T, "ts":MS
@@ -153,10 +167,10 @@ def _take_line(line):
     if not (n.startswith(b'"n":') and t.startswith(b'"t":') and ts.startswith(b'"ts":')):
         return None
     numbers = (n[4:], t[4:], ts[5:])
-    if not all(v.isdigit() and (v == b"0" or v[:1] != b"0") for v in numbers):
-        return None
-    n, t, ts = map(int, numbers)
-    return {"op": "take", "id": ident[:-1].decode("ascii"), "n": n, "t": t, "ts": ts}
+    for value in numbers:
+        if not value.isdigit() or (value[:1] == b"0" and value != b"0"):
+            return None
+    return ident[:-1], int(numbers[0]), int(numbers[1]), int(numbers[2])
 
 
 def parse_line(line):
@@ -181,6 +195,9 @@ def parse_line(line):
 
 
 def _apply(state, line):
+    fields = _take_fields(line) if isinstance(line, bytes) else None
+    if fields is not None:  # parse_line then state.apply, without the record
+        return state.take(fields[1], fields[2]) if fields[2] > 0 else None
     record = parse_line(line)
     return None if record is None else state.apply(record)
 
