@@ -44,6 +44,20 @@ _cursors = {}
 _held = {}
 
 
+# The turn's administration (core/guardturn.py): approve, reject and withdraw lines,
+# status, reset and pruning. An rm launcher only takes, so it never loads them; they
+# are still guard.mark, guard.status, guard.reset and guard.prune to everyone else.
+_TURN = frozenset(("mark", "status", "reset", "prune"))
+
+
+def __getattr__(name):
+    if name in _TURN:
+        from . import guardturn
+
+        return getattr(guardturn, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class GuardError(Exception):
     """The ledger cannot be read or written; callers fail closed."""
 
@@ -221,6 +235,8 @@ def _open_ledger(settings):
         except OSError as exc:
             raise _error("open", exc) from None
         try:
+            from .guardturn import prune  # a new turn only
+
             prune(settings.state_dir)
             with open_dir(settings.state_dir, session_parts) as directory:
                 return directory.open(name, _LEDGER_FLAGS | os.O_CREAT)
@@ -238,18 +254,6 @@ def _append(fd, record):
     if os.write(fd, line) != len(line):
         raise OSError(errno.ENOSPC, "short write: the disk is full")
     return line
-
-
-def _append_whole(fd, record):
-    """Append a line no take reads back (approve, reject) on a line of its own: if a
-    torn fragment came just before it, the two made one line that readers skip, so it
-    is written again, now after a newline."""
-    for _attempt in range(2):
-        line = _append(fd, record)
-        start = os.lseek(fd, 0, os.SEEK_CUR) - len(line)  # O_APPEND: just past ours
-        if start == 0 or os.pread(fd, 1, start - 1) == b"\n":
-            return
-    raise OSError(errno.EIO, "the ledger keeps tearing lines")
 
 
 def _resume(fd, info, key, cursor):
@@ -344,92 +348,3 @@ def _decide(settings, fd, record, key, cursor, remember):
         if line.endswith(own):
             return None  # glued to a torn fragment: no reader counts that line
     raise GuardError("the bulk-guard ledger lost this process's entry; run `safedel guard reset`")
-
-
-def mark(settings, op, by, **fields):
-    """Append an approve, reject or withdraw line for the current turn."""
-    fd = _open_ledger(settings)
-    try:
-        _append_whole(fd, {"op": op, **fields, "by": by, "ts": int(time.time() * 1000)})
-    except OSError as exc:
-        raise _error("write", exc) from None
-    finally:
-        os.close(fd)
-
-
-def status(state_dir, session, turn):
-    """The TurnState of a turn after its whole ledger; an unfinished last line is ignored."""
-    parts = ledger_parts(session, turn)
-    name = parts.pop()
-    try:
-        with open_dir(state_dir, parts, create_dirs=False) as directory:
-            fd = directory.open(name, os.O_RDONLY)
-    except FileNotFoundError:
-        return TurnState()
-    except OSError as exc:
-        raise _error("open", exc) from None
-    with os.fdopen(fd, "rb") as handle:
-        lines = [line for line in handle.read().splitlines(True) if line.endswith(b"\n")]
-    state = TurnState()
-    for line in lines:
-        _apply(state, line)
-    return state
-
-
-def reset(state_dir, session, turn=None):
-    """Forget one turn, or every turn of the session when turn is None. Returns how
-    many ledgers were removed. A damaged ledger is removed like any other."""
-    removed = 0
-    try:
-        directory = open_dir(state_dir, [LEDGERS, digest(session)], create_dirs=False)
-    except FileNotFoundError:
-        return removed
-    except OSError as exc:
-        raise _error("open", exc) from None
-    with directory:
-        names = [digest(turn) + ".jsonl"] if turn is not None else directory.listdir()
-        for name in names:
-            try:
-                directory.unlink(name)
-                removed += 1
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise _error("remove", exc) from None
-    with EXCLUSIVE:
-        _cursors.clear()
-    return removed
-
-
-def prune(state_dir, now=None):
-    """Remove ledgers and signal files untouched for 24 hours, then their emptied
-    session directories once those too are a day old. Symlinks are never followed."""
-    cutoff = (time.time() if now is None else now) - PRUNE_AGE
-    for top in (LEDGERS, SIGNALS):
-        try:
-            directory = open_dir(state_dir, [top], create_dirs=False)
-        except OSError:
-            continue  # missing, or a symlink we refuse to walk
-        with directory:
-            for name in directory.listdir():
-                try:
-                    with directory.subdir(name) as sessions:
-                        left = _prune_files(sessions, cutoff)
-                    if not left and directory.lstat(name).st_mtime < cutoff:
-                        directory.rmdir(name)
-                except OSError:
-                    continue
-
-
-def _prune_files(directory, cutoff):
-    """Remove the old files in directory; return how many entries are left."""
-    left = 0
-    for name in directory.listdir():
-        try:
-            if directory.lstat(name).st_mtime < cutoff:
-                directory.unlink(name)
-                continue
-        except OSError:
-            pass
-        left += 1
-    return left
