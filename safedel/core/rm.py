@@ -80,7 +80,9 @@ class Options(rmwalk.Options):
         elif option in ("-i", "-I", "interactive"):
             when = "once" if option == "-I" else ALWAYS
             if value is not None:
-                when = gnuopt.argmatch(tool, "--interactive", value, WHEN)
+                from .gnuask import argmatch
+
+                when = argmatch(tool, "--interactive", value, WHEN)
             self.prompt_once = when == "once"
             self.interactive = SOMETIMES if when == "once" else when
             if when != NEVER:
@@ -151,7 +153,9 @@ def _rm(tool, argv, runtime):
         how = b" recursively" if opts.recursive else b""
         sys.stderr.buffer.write(b"%s: remove %d argument%s%s? " % (tool.prog, count, plural, how))
         sys.stderr.flush()
-        if not gnuopt.yesno():
+        from .gnuask import yesno
+
+        if not yesno():
             return 0
         # Still "sometimes", as in GNU: write-protected files are asked about next.
     plan = rmwalk.Walker(tool, opts).plan([os.fsencode(f) for f in files])

@@ -9,7 +9,7 @@ import os
 import stat
 import sys
 
-from . import gnuopt
+from . import gnuask
 from .gnu import quote
 from .rmwalk import ALWAYS, DECLINED, ERROR, NEVER, OK, SOMETIMES  # noqa: F401
 
@@ -47,10 +47,10 @@ def prompt(walker, path, is_dir, descend, empty):
         except OSError as exc:
             walker.tool.cannot(b"cannot remove", path, exc.errno)
             return ERROR
-        question = b"remove " + wp + gnuopt.file_type(st.st_mode, st.st_size) + b" " + quote(path)
+        question = b"remove " + wp + gnuask.file_type(st.st_mode, st.st_size) + b" " + quote(path)
     sys.stderr.buffer.write(walker.tool.prog + b": " + question + b"? ")
     sys.stderr.flush()
-    return OK if gnuopt.yesno() else DECLINED
+    return OK if gnuask.yesno() else DECLINED
 
 
 def write_protected(walker, path):
