@@ -77,15 +77,16 @@ def loads(text):
         value, end = _parse(stripped, 0)
         if end == len(stripped):
             return value
-    except (ValueError, IndexError, _Unsupported):
+    except (ValueError, IndexError):  # a shape the fast parser leaves to `json`
         pass
     import json
 
     return json.loads(text)
 
 
-class _Unsupported(Exception):
-    """A shape the fast parser leaves to `json` (which then decides)."""
+# A shape the fast parser leaves to `json` (which then decides) raises _Unsupported: a
+# plain ValueError, so that a launcher does not build an exception class for it.
+_Unsupported = ValueError
 
 
 def _parse(text, index):

@@ -162,19 +162,20 @@ def enclosing(state_dir, default_dir):
 
 
 def _search(state_dir, default_dir):
-    directories = []
-    for root, parts in _pointer_places(state_dir, default_dir):
-        try:
-            directories.append(open_dir(root, parts, create_dirs=False))
-        except OSError:
-            pass
+    # The places are opened in order as they are needed: when the parent is the run
+    # (`safedel run -- rm f`, the usual case) its pointer is in the first.
+    pending, directories = list(_pointer_places(state_dir, default_dir)), []
+    _open_next(pending, directories)
     try:
         pid = os.getppid()
         for _ in range(MAX_DEPTH if directories else 0):
             found = _stat(pid)
             if pid <= 1 or found is None:
                 return None
-            record = _read_pointer(directories, f"{pid}-{found[1]}")
+            name = f"{pid}-{found[1]}"
+            record = _read_pointer(directories, name)
+            while record is None and _open_next(pending, directories):
+                record = _read_pointer(directories[-1:], name)
             if record is not None:
                 return record
             pid = found[0]
@@ -182,6 +183,18 @@ def _search(state_dir, default_dir):
     finally:
         for directory in directories:
             directory.close()
+
+
+def _open_next(pending, directories):
+    """Open the next place of pending that opens, onto directories; False if none."""
+    while pending:
+        root, parts = pending.pop(0)
+        try:
+            directories.append(open_dir(root, parts, create_dirs=False))
+            return True
+        except OSError:
+            pass
+    return False
 
 
 def _read_pointer(directories, name):

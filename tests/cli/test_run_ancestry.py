@@ -86,3 +86,17 @@ def test_a_run_leaves_no_pointer_behind(sandbox):
     result = run(sandbox, "ls " + str(sandbox.state / "runs" / "by-pid"))
     assert result["exitCode"] == 0 and result["stdout"].strip()  # there during the run
     assert os.listdir(sandbox.state / "runs" / "by-pid") == []
+
+
+def test_a_moved_state_dir_with_pointers_of_its_own_still_finds_the_run(sandbox):
+    # The pointer folder of the command's own state dir opens but holds no pointer to
+    # this run: the run is found in the second place, and its turn binds the deletion.
+    (sandbox.work / "f").write_text("x")
+    script = (
+        'unset SAFEDEL_RUN_ID; export SAFEDEL_STATE_DIR="$TMPDIR/other"; '
+        'mkdir -p "$SAFEDEL_STATE_DIR/runs/by-pid"; SAFEDEL_TURN=forged rm f'
+    )
+    result = run(sandbox, script)
+    assert result["exitCode"] == 0, result["stderr"]
+    trashed = [e for e in sandbox.report() if e["operation"] == "trash"]
+    assert [(e["turn"], e["session"]) for e in trashed] == [(sandbox.turn, sandbox.session)]
