@@ -148,7 +148,8 @@ def run_executable(server, conn, request):
     data = run.start()
     with server.lock:
         server.runs[run.id] = run
-    return data, run.begin
+    run.begin()
+    return data, run.answered.set
 
 
 def process_kill(server, conn, request):
