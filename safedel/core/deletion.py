@@ -27,7 +27,7 @@ import os
 import sys
 
 from . import policy, report, resolve, trash, workspace
-from .guardstage import Refused, authorize, report_refusals
+from .guardstage import Refused, authorize
 from .outcome import DeletionError, Outcome
 from .settings import warn_once
 
@@ -76,6 +76,7 @@ def refuse(settings, runtime, target, announce=None):
     """Signal a protected target (marker, `refuse` event); return the error to raise."""
     if announce:
         announce(target.reason)
+    from .guardrefusal import report_refusals
     from .markers import FAIL_CLOSED, emit  # only on a refusal
 
     emit(FAIL_CLOSED, {"path": target.shown, "reason": target.reason})
@@ -124,6 +125,7 @@ def trash_one(settings, runtime, path):
         if exc.errno == errno.EPERM and _pinned(shown):
             # chattr +i/+a: the real tool's unlink fails the same way; nothing changed.
             raise PermissionError(errno.EPERM, os.strerror(errno.EPERM), shown) from None
+        from .guardrefusal import report_refusals
         from .markers import FAIL_CLOSED, emit
 
         emit(FAIL_CLOSED, {"path": shown, "reason": exc.reason})
