@@ -155,6 +155,7 @@ class ServedRun:
         fixed = core_settings.load(self.env)
         values = {"session": fixed.session, "turn": fixed.turn, "toolCall": fixed.tool_call}
         values.update(threshold=fixed.threshold, turnStart=fixed.turn_start, pid=os.getpid())
+        values[runrecord.LEDGER] = runrecord.ledger_names(fixed.session, fixed.turn)
         runrecord.write(state_dir, self.run_id, values)
         with self.session.lock:
             if self.session.token_state_dir != state_dir:

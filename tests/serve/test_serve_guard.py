@@ -1,5 +1,6 @@
 """The bulk guard over serve: trashing, GuardRequest, and the user's answer."""
 
+import json
 import os
 import time
 
@@ -47,6 +48,9 @@ def test_rm_rf_is_trashed_and_reported(served, sandbox):
     assert event["turn"] == "T" and event["session"] == "S" and event["run"] == result["runId"]
     assert (sandbox.trash / "files" / "dir" / "sub" / "f").read_text() == "keep me"
     assert raw.ok("s", "GetStatistics")["trashed"] == 1
+    # The run's record names the turn's ledger, so its launchers need no sha256.
+    record = json.loads((sandbox.state / "runs" / result["runId"] / "run.json").read_text())
+    assert record["ledger"] == [guard.digest("S"), guard.digest("T")]
 
 
 def test_51st_deletion_asks_allow_once_on_another_connection(served, sandbox):
