@@ -94,11 +94,9 @@ def run_test(tree, test, env, timeout, net=None):
     return status, "\n".join(log.strip().splitlines()[-25:])
 
 
-def safedel_env(work, home_dir, test, tree):
-    """What `safedel run` gives a command, for nobody, with this test as the turn."""
-    from safedel import environment
-
-    base = {
+def run_base(work):
+    """The environment `safedel run` itself gets: a home, temp and state dir in work."""
+    return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": f"{work}/home",
         "TMPDIR": f"{work}/tmp",
@@ -106,6 +104,13 @@ def safedel_env(work, home_dir, test, tree):
         "SAFEDEL_REPORT": f"{work}/state/report.jsonl",
         "SAFEDEL_PROMPT": "0",
     }
+
+
+def safedel_env(work, home_dir, test, tree):
+    """What `safedel run` gives a command, for nobody, with this test as the turn."""
+    from safedel import environment
+
+    base = run_base(work)
     options = environment.RunOptions(session="gnu-suite", turn=test, threshold=99999)
     env = environment.child_environment(base, home_dir, options)
     # Only the launchers are under test: the shells' and runtimes' hooks stay out (perl
@@ -127,14 +132,7 @@ def net_run(work, package, test, tree, keep_shims):
     """(outer env, (argv prefix, sh code)) to run test in tree inside `safedel run --net
     on` as started there: with the launchers first on PATH when keep_shims, else with
     GNU's tools and no shim directory on PATH, the net alone."""
-    base = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": f"{work}/home",
-        "TMPDIR": f"{work}/tmp",
-        "SAFEDEL_STATE_DIR": f"{work}/state",
-        "SAFEDEL_REPORT": f"{work}/state/report.jsonl",
-        "SAFEDEL_PROMPT": "0",
-    }
+    base = run_base(work)
     env = suite_env(tree, base)
     env["PATH"] = base["PATH"]  # safedel run's own; the test's is set inside
     path = f"{tree}/src:" + ("$PATH" if keep_shims else base["PATH"])

@@ -17,6 +17,7 @@ import time
 
 from . import guard, jsonl
 from .private import open_dir
+from .workspace import work_tree
 
 CREATED = "created-this-turn"
 IGNORED = "ignored"
@@ -148,17 +149,6 @@ def created_this_turn(path, start):
         return False
 
 
-def _work_tree(directory):
-    here = directory
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
 def _under_ignored_dir(path):
     directory = os.path.dirname(path)
     while directory not in _ignored_dirs:
@@ -180,7 +170,7 @@ def ignored(paths, environ=None):
         parent = os.path.dirname(path)
         tree = trees.get(parent, 0)
         if tree == 0:  # a batch is often one directory: look for its .git once
-            tree = trees[parent] = _work_tree(parent)
+            tree = trees[parent] = work_tree(parent)
         if tree is not None and path != tree:
             by_tree.setdefault(tree, []).append(path)
     git = _git(os.environ if environ is None else environ)

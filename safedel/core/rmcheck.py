@@ -245,8 +245,10 @@ def empty_despite_mode(name, st, user, dir_fd):
     """
     if st.st_uid != user.uid or st.st_nlink > 2:
         return False
+    from .lendmode import set_mode
+
     try:
-        os.chmod(name, stat.S_IMODE(st.st_mode) | 0o500, dir_fd=dir_fd)
+        set_mode(name, stat.S_IMODE(st.st_mode) | 0o500, st, dir_fd)
     except OSError:
         return False
     try:
@@ -259,4 +261,4 @@ def empty_despite_mode(name, st, user, dir_fd):
     except OSError:
         return False
     finally:
-        os.chmod(name, stat.S_IMODE(st.st_mode), dir_fd=dir_fd)
+        set_mode(name, stat.S_IMODE(st.st_mode), st, dir_fd)

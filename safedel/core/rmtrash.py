@@ -82,13 +82,15 @@ def _carry_out_lending_write(deletion, conf, runtime, target, item):
     if target.klass == deletion.TRASH and item.is_dir and os.geteuid() != 0:
         st = os.lstat(name, dir_fd=dir_fd)
         if st.st_uid == os.geteuid() and st.st_mode & 0o300 != 0o300:
+            from .lendmode import set_mode
+
             lent = st.st_mode & 0o7777
-            os.chmod(name, lent | 0o300, dir_fd=dir_fd)
+            set_mode(name, lent | 0o300, st, dir_fd)
     try:
         outcome = deletion.carry_out(conf, runtime, target)
     except BaseException:
         if lent is not None:
-            os.chmod(name, lent, dir_fd=dir_fd)
+            set_mode(name, lent, st, dir_fd)
         raise
     if lent is not None and outcome.record is not None:
         os.chmod(outcome.record.trash_path, lent)

@@ -39,6 +39,19 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def work_tree(directory):
+    """The nearest directory up from directory (itself included) holding a `.git`
+    entry: the git work tree it is in, or None."""
+    here = directory
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
 def inside(path, root):
     """True when the real path lies in root or is root itself."""
     root = root.rstrip(os.sep) or os.sep

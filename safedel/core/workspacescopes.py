@@ -7,7 +7,7 @@ Only where no `safedel run` handed its roots down (a bootstrap shell, `safedel e
 import os
 
 from . import settings as core_settings
-from .workspace import LOCAL_FILE, PROJECT_FILE, inside
+from .workspace import LOCAL_FILE, PROJECT_FILE, inside, work_tree
 
 
 class Root:
@@ -26,14 +26,7 @@ class Root:
 def project_dir(start):
     """The git work tree holding start (found by looking for `.git`), else start."""
     start = os.path.realpath(start)
-    here = start
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return start
-        here = parent
+    return work_tree(start) or start
 
 
 def _resolve(entry, base):

@@ -11,6 +11,8 @@ as rm's own walk does; anyone else gets the directory left where it is.
 import os
 import stat
 
+from ..core.lendmode import set_mode
+
 _LIST = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -23,11 +25,11 @@ def is_empty(parent_fd, name, st):
         if os.geteuid() == 0 or st.st_uid != os.geteuid() or st.st_nlink > 2:
             return False  # a subdirectory makes it non-empty whatever else it holds
     mode = stat.S_IMODE(st.st_mode)
-    os.chmod(name, mode | 0o500, dir_fd=parent_fd)
+    set_mode(name, mode | 0o500, st, parent_fd)
     try:
         return _empty(parent_fd, name)
     finally:
-        os.chmod(name, mode, dir_fd=parent_fd)
+        set_mode(name, mode, st, parent_fd)
 
 
 def _empty(parent_fd, name):
@@ -46,5 +48,5 @@ def lend_write(parent_fd, name, st):
     mode = stat.S_IMODE(st.st_mode)
     if mode & 0o300 == 0o300:
         return None
-    os.chmod(name, mode | 0o300, dir_fd=parent_fd)
+    set_mode(name, mode | 0o300, st, parent_fd)
     return mode

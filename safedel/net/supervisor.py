@@ -201,7 +201,7 @@ def _trash(conf, found, item):
         record = deletion.trash_one(conf, RUNTIME, item)
     except BaseException:
         if lent is not None:
-            os.chmod(found.name, lent, dir_fd=found.parent_fd)
+            dirmodes.set_mode(found.name, lent, found.st, found.parent_fd)
         raise
     if lent is not None:
         os.chmod(record.trash_path, lent)
