@@ -148,8 +148,7 @@ def run_executable(server, conn, request):
     data = run.start()
     with server.lock:
         server.runs[run.id] = run
-    run.begin()
-    return data, run.answered.set
+    return data, run.begin
 
 
 def process_kill(server, conn, request):

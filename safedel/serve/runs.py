@@ -43,7 +43,6 @@ class ServedRun:
         self._drain_by = None
         self._stdin = None
         self.signal = None  # the latest guard signal this run left
-        self.answered = threading.Event()  # the RunExecutable response is out
         self._signals_closed = False  # set once ProcessExit is being built
         self._signal_lock = threading.Lock()
 
@@ -165,9 +164,7 @@ class ServedRun:
                 self.session.token_state_dir = state_dir
 
     def begin(self):
-        """Stream the output and wait for the end. Started before the response goes
-        out (writing it may hand the CPU to the client for a while), the threads
-        send no event until it is out (answered)."""
+        """After the response is out: stream the output and wait for the end."""
         # _thread, not threading: Thread.start() waits until the new thread has run, a
         # scheduling delay in front of every round trip on a busy machine.
         self._pumped = _thread.allocate_lock()
@@ -206,15 +203,11 @@ class ServedRun:
         for fd in self._readers:
             os.close(fd)
 
-    def _send(self, message):
-        self.answered.wait()  # the client learns the processId before any event of it
-        self.conn.send(message)
-
     def _emit_output(self, stream, text):
         if text:
             data = {"processId": self.id, "stream": stream, "data": text}
             data["timestamp"] = protocol.now_ms()
-            self._send(protocol.event(self.session.id, "ProcessOutput", data))
+            self.conn.send(protocol.event(self.session.id, "ProcessOutput", data))
 
     def _finish(self):
         try:
@@ -264,7 +257,7 @@ class ServedRun:
                 request_id = sessions.ask(self.session, kind, env, signal.get("payload"))
                 data = {"processId": self.id, "requestId": request_id, "kind": kind}
                 data.update(payload=signal.get("payload"), turn=signal.get("turn"))
-                self._send(protocol.event(self.session.id, "GuardRequest", data))
+                self.conn.send(protocol.event(self.session.id, "GuardRequest", data))
 
     def _report(self, outcome, views):
         env, events = self.env, []
@@ -284,7 +277,7 @@ class ServedRun:
         self.session.count("refused", len(built["refused"]))
         self.session.count("restored", sum(e.get("operation") == "restore" for e in events))
         built["processId"] = self.id
-        self._send(protocol.event(self.session.id, "ProcessExit", built))
+        self.conn.send(protocol.event(self.session.id, "ProcessExit", built))
         self.server.finished(self)
 
     def alive(self):
