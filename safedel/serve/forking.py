@@ -32,7 +32,6 @@ class ForkServer:
         self._spare = None  # (pid, socket) of a child waiting for its command
         self._started = False
         self._made = False  # the running fork server made a spare
-        self._wanted = False  # a spare was taken or missed since the last was asked for
         self._closed = threading.Event()
         self._died = threading.Event()
         self._execs = {}  # pid -> its socket, until its run asks how exec went
@@ -67,9 +66,9 @@ class ForkServer:
     def _from_spare(self, command, passed):
         with self._lock:
             spare, self._spare = self._spare, None
-            self._wanted = True  # made once this run is over (refill)
             if spare is None:
                 raise Lost()
+            self._ask_spare()
         pid, sock = spare
         try:
             spawned = forkwire.reply(sock, command[0], forkwire.FIRST_WORD_SECONDS)
@@ -109,14 +108,6 @@ class ForkServer:
             raise
         finally:
             theirs.close()
-
-    def refill(self):
-        """After a run's ProcessExit: the next spare, made while no run is starting, so
-        the fork server and the new child do not compete with a run for the CPU."""
-        with self._lock:
-            if self._wanted and self._spare is None:
-                self._wanted = False
-                self._ask_spare()
 
     def _ask_spare(self):
         """Under the lock: ask the fork server for the next spare."""

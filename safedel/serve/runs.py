@@ -214,8 +214,6 @@ class ServedRun:
             self._end()
         finally:
             self.reported.set()
-            if self.net is not None:
-                self.server.forks.refill()
 
     def _end(self):
         if self.failed is None:
