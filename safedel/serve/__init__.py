@@ -8,8 +8,7 @@ commands  : the command table: each request's checks and what it does
 runs      : one served command: environment, spawn, streamed output, result, guard
 asking    : guard questions sent the moment a run is refused (inotify on its signal)
 terminal  : runs on a pseudo-terminal: the pty, its size, named keys
-forking   : the fork server's keeper on the server's side: spares, requests, restarts
-forkwire  : the wire to the fork server: start, a child's first word, file actions
+forking   : the server's side of the fork server that starts runs under the net
 forkserver: the fork server itself, a small process (stdlib only) of its own
 server    : connections and the lifecycle (signals, EOF, tree kill, socket removal)
 """

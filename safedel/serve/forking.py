@@ -1,53 +1,54 @@
 """The server's side of the fork server (forkserver.py): net runs started by a small
 process, their children still the server's own.
 
-The fork server is started at the first OpenSession (or run) under the net, by a thread
-that lives as long as the server (a parent-death signal fires when the thread that
-started the process ends), and started again if it dies. That thread also keeps one
-spare ready: a child the fork server made ahead, netted and waiting for a command. A
-run takes the spare under the lock, so no spare serves two runs and no two runs share a
-listener; it reads the spare's listener (already sent), sends its command, and answers
-at once, while the spare applies it and execs. Without a spare, the run asks the fork
-server for a child with its command; when the fork server or the spare is lost, the
-run is forked directly (net.spawn), so it never runs without the net.
+The fork server is started at the first run under the net, by a thread that lives as
+long as the server (a parent-death signal fires when the thread that started the
+process ends), and started again if it dies. Requests go one at a time over its socket;
+each run's reply comes on a socket of its own, so no two runs share a listener. A run
+that finds no fork server ready, or whose reply socket closes with nothing on it (the
+fork server died with its request), is started by the direct fork (net.spawn) instead:
+it never runs without the net.
 """
 
 import _socket
+import array
+import marshal
 import os
 import select
+import sys
 import threading
 
+from ..executor import tree
+from ..net import bpf
 from ..net import spawn as direct
-from . import forkserver, forkwire
-from .forkwire import Lost
+from . import forkserver
 
+CLONE = {"x86_64": 56, "aarch64": 220}  # clone's syscall number
 RESTART_SECONDS = 1.0
-MAX_RESTART_SECONDS = 60.0  # one that cannot even start (no interpreter file) is retried
+
+
+class Lost(Exception):
+    """The request was lost with the fork server: nothing of the command ran."""
 
 
 class ForkServer:
     def __init__(self):
-        self._lock = threading.Lock()  # one request at a time on the socket; the spare
+        self._lock = threading.Lock()  # one request at a time on the socket
         self._sock = None  # set once the fork server has its filter
-        self._spare = None  # (pid, socket) of a child waiting for its command
         self._started = False
-        self._made = False  # the running fork server made a spare
         self._closed = threading.Event()
         self._died = threading.Event()
-        self._execs = {}  # pid -> its socket, until its run asks how exec went
+        self._execs = {}  # pid -> its reply socket, until its run asks how exec went
+        self.pid = None
 
     def spawn(self, installer, program, argv, env, setsigdef=(), file_actions=(), setsid=False):
-        """net.spawn.spawn's contract: from a spare, else through the fork server."""
-        encoded = forkwire.encode(file_actions) if setsid else None
+        """net.spawn.spawn's contract: through the fork server when it is up."""
+        encoded = encode(file_actions) if setsid else None
         if encoded is not None and self._ready():
-            command = (program, argv, env, tuple(setsigdef), encoded[0])
-            for how in (self._from_spare, self._from_fork_server):
-                try:
-                    spawned, sock = how(command, encoded[1])
-                except Lost:
-                    continue
-                self._execs[spawned.pid] = sock
-                return spawned
+            try:
+                return self._run(program, argv, env, setsigdef, encoded)
+            except Lost:
+                self._died.set()
         return direct.spawn(installer, program, argv, env, setsigdef, file_actions, setsid)
 
     def warm(self):
@@ -58,64 +59,36 @@ class ForkServer:
             return True
         with self._lock:
             machine = os.uname().machine
-            if not self._started and machine in forkwire.CLONE:
+            if not self._started and machine in CLONE:
                 self._started = True
                 threading.Thread(target=self._keep, args=(machine,), daemon=True).start()
         return False
 
-    def _from_spare(self, command, passed):
-        with self._lock:
-            spare, self._spare = self._spare, None
-            if spare is None:
-                raise Lost()
-            self._ask_spare()
-        pid, sock = spare
-        try:
-            spawned = forkwire.reply(sock, command[0], forkwire.FIRST_WORD_SECONDS)
-            if spawned.pid != pid:
-                raise Lost()
-        except (Lost, OSError):
-            sock.close()
-            forkwire.end(pid)
-            raise Lost() from None
-        try:
-            forkwire.send(sock, forkwire.message(command, len(passed)), passed)
-        except OSError:
-            # It died before it took the command: nothing ran.
-            if spawned.listener is not None:
-                os.close(spawned.listener)
-            sock.close()
-            forkwire.end(pid)
-            raise Lost() from None
-        return spawned, sock
-
-    def _from_fork_server(self, command, passed):
+    def _run(self, program, argv, env, setsigdef, encoded):
+        actions, passed = encoded
+        body = marshal.dumps((program, argv, env, tuple(setsigdef), actions))
+        message = forkserver.HEAD.pack(len(body), 1 + len(passed)) + body
         ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
+            fds = array.array("i", [theirs.fileno(), *passed]).tobytes()
             try:
                 with self._lock:
-                    if self._sock is None:
+                    sock = self._sock
+                    if sock is None:
                         raise Lost()
-                    text = forkwire.message(("run", command), 1 + len(passed))
-                    forkwire.send(self._sock, text, [theirs.fileno(), *passed])
+                    sent = sock.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+                    sock.sendall(message[sent:])
             except OSError:
-                self._died.set()
                 raise Lost() from None
             theirs.close()
-            return forkwire.reply(ours, command[0]), ours
+            spawned = _reply(ours, program)
         except BaseException:
             ours.close()
             raise
         finally:
             theirs.close()
-
-    def _ask_spare(self):
-        """Under the lock: ask the fork server for the next spare."""
-        if self._sock is not None:
-            try:
-                forkwire.send(self._sock, forkwire.message(("spare", None)))
-            except OSError:
-                self._died.set()
+        self._execs[spawned.pid] = ours
+        return spawned
 
     def exec_failure(self, pid):
         """After the run's root ended: the OSError of its failed exec, or None."""
@@ -135,71 +108,128 @@ class ForkServer:
         return OSError(err, os.strerror(err))
 
     def _keep(self, machine):
-        """Start the fork server, and again whenever it dies, until the server closes;
-        meanwhile take in the spares it makes."""
-        failures = 0  # starts in a row that made no spare: wait longer each time
+        """Start the fork server, and again whenever it dies, until the server closes."""
         while not self._closed.is_set():
             self._died.clear()
-            self._made = False
             try:
-                proc, sock = forkwire.start(machine)
+                proc, sock = _start(machine)
             except OSError:
-                failures += 1
-                self._closed.wait(min(RESTART_SECONDS * 2**failures, MAX_RESTART_SECONDS))
+                self._closed.wait(RESTART_SECONDS)
                 continue
             with self._lock:
-                self._sock = sock
-                self._ask_spare()
-            self._take_spares(proc, sock)
-            with self._lock:
-                self._sock, spare, self._spare = None, self._spare, None
-            sock.close()  # EOF: it exits
-            forkwire.end(proc)
-            if spare is not None:
-                spare[1].close()
-                forkwire.end(spare[0])
-            failures = 0 if self._made else failures + 1
-            if not self._closed.is_set():
-                self._closed.wait(min(RESTART_SECONDS * 2**failures, MAX_RESTART_SECONDS))
-
-    def _take_spares(self, proc, sock):
-        """Until the fork server dies or the server closes: each b"S" it sends."""
-        pidfd = forkwire.pidfd(proc)
-        watched = [sock] + ([pidfd] if pidfd is not None else [])
-        try:
+                self._sock, self.pid = sock, proc
+            pidfd = _pidfd(proc)
             while not (self._closed.is_set() or self._died.is_set()):
-                ready = select.select(watched, [], [], 0.5)[0]
-                if pidfd in ready or (sock in ready and not self._spare_from(sock)):
-                    return  # it exited
-        finally:
+                if pidfd is not None and select.select([pidfd], [], [], 0.5)[0]:
+                    break  # it exited
+                if pidfd is None:
+                    self._died.wait(0.5)
+            with self._lock:
+                self._sock = None
+            sock.close()  # EOF: it exits
+            _end(proc)
             if pidfd is not None:
                 os.close(pidfd)
-
-    def _spare_from(self, sock):
-        """Take in one spare; False when the fork server's line closed."""
-        space = forkserver.socket_space(1)
-        try:
-            data, ancillary, _, _ = sock.recvmsg(forkserver.REPLY.size, space)
-        except OSError:
-            return False
-        fds = forkserver.passed_fds(ancillary)
-        if len(data) < forkserver.REPLY.size:
-            for fd in fds:
-                os.close(fd)
-            return False
-        tag, _, pid = forkserver.REPLY.unpack(data)
-        if tag != b"S" or not fds:
-            return True  # it could not clone now; the next run asks again
-        spare = (pid, _socket.socket(fileno=fds[0]))
-        with self._lock:
-            kept = not self._closed.is_set() and self._spare is None
-            if kept:
-                self._spare = spare
-            self._made = True
-        if not kept:
-            spare[1].close()
-            forkwire.end(pid)
-        return True
+            if not self._closed.is_set():
+                self._closed.wait(RESTART_SECONDS)
 
     def close(self):
         self._closed.set()
+
+
+def _start(machine):
+    """(pid, socket) of a fork server that has its filter."""
+    ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        argv = [sys.executable, "-I", "-S", forkserver.__file__, str(os.getpid())]
+        null = (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0)
+        actions = [null, (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, theirs.fileno(), 3)]
+        # A session of its own: a terminal's Ctrl-C is for the server, which ends the runs.
+        pid = os.posix_spawn(sys.executable, argv, {}, file_actions=actions, setsid=True)
+    except OSError:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    code, length = bpf.program(machine)
+    first = (code, length, bpf.ARCHES[machine][1], CLONE[machine], os.geteuid() != 0)
+    body = marshal.dumps(first)
+    try:
+        ours.sendall(forkserver.HEAD.pack(len(body), 0) + body)
+    except OSError:
+        ours.close()
+        _end(pid)
+        raise
+    return pid, ours
+
+
+def _reply(ours, program):
+    """Spawned from the child's first word, without waiting for its exec: the socket
+    stays open, and a failed exec is read from it once the run ended (exec_failure)."""
+    poller = select.poll()
+    poller.register(ours.fileno(), select.POLLIN | select.POLLRDHUP)
+    while not poller.poll():
+        pass
+    space = _socket.CMSG_SPACE(forkserver.INT.size)
+    data, ancillary, _, _ = ours.recvmsg(forkserver.REPLY.size, space)
+    listener = None
+    for level, kind, payload in ancillary:
+        if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+            listener = forkserver.INT.unpack_from(payload)[0]
+    if len(data) < forkserver.REPLY.size:
+        raise Lost()  # it died before its child was started, or the child before it spoke
+    tag, value, pid = forkserver.REPLY.unpack(data)
+    if tag == b"F":
+        raise Lost()  # it could not clone: start the command the direct way
+    if tag == b"X":  # before the filter: setsid or a file action failed
+        if listener is not None:
+            os.close(listener)
+        _end(pid)
+        raise OSError(value, os.strerror(value), program)
+    return direct.Spawned(pid, listener, value if tag == b"E" else 0)
+
+
+def _end(pid):
+    """Kill and reap a child of ours (tree.reap may have reaped it first)."""
+    try:
+        os.kill(pid, 9)
+    except OSError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        tree.take_status(pid)  # reaped by a run's wait: forget its status
+    except OSError:
+        pass
+
+
+def _pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def encode(file_actions):
+    """(actions the fork server's child applies, the server's fds to pass), or None for
+    an action it does not do. A DUP2 whose source an earlier action made in the child
+    names the child's descriptor; any other source is the server's, passed."""
+    made, passed, encoded = set(), [], []
+    for action in file_actions:
+        if action[0] == os.POSIX_SPAWN_DUP2:
+            source, target = action[1], action[2]
+            if source in made:
+                encoded.append(("dup", None, source, target))
+            else:
+                if source not in passed:
+                    passed.append(source)
+                encoded.append(("dup", passed.index(source), None, target))
+            made.add(target)
+        elif action[0] == os.POSIX_SPAWN_OPEN:
+            encoded.append(("open", *action[1:]))
+            made.add(action[1])
+        else:
+            return None
+    if len(passed) >= forkserver.MAX_FDS:
+        return None
+    return encoded, passed

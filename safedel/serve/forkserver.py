@@ -5,23 +5,17 @@ standard library only, so it stays a few MB and its fork costs a fraction of the
 server's (a threaded process of some 20 MB whose every child runs Python until exec).
 
 The server first sends the filter (program bytes, length, syscall numbers, whether to
-set no_new_privs), then requests, each cloned as a child with CLONE_PARENT, so the
-child is the server's own (its wait, pidfd, subreaper and tree kill are those of any
-run) and this process goes straight back to waiting:
+set no_new_privs), then one message per run: argv, environment, signals to reset and
+file actions, with a reply socket and the descriptors the actions name passed by
+SCM_RIGHTS. For each run it clones a child with CLONE_PARENT, so the child is the
+server's own (its wait, pidfd, subreaper and tree kill are those of any run), and goes
+back to waiting. The child leaves for a session of its own, applies the actions (a pty
+opened then becomes its controlling terminal), installs no_new_privs and the filter,
+sends b"L" with the listener and its pid on the reply socket (b"E" and the errno when
+the kernel refused the filter), and execs; an exec that fails sends b"X" and the
+errno. A reply socket that closes with nothing on it means nothing ran.
 
-- ("spare", None): a child made ahead of the run that will take it. It leaves for a
-  session of its own, installs no_new_privs and the filter, puts b"L", the listener
-  and its pid on its own socket (b"E" and the errno when the kernel refused the
-  filter), and waits there for its command; the server gets b"S", its pid and the
-  socket's other end on this line. A spare dies with the server (SIGKILL as
-  parent-death signal until its exec, and a check of its parent).
-- ("run", command), when no spare was ready: the same child, its command given along
-  with a reply socket. A reply socket that closes with nothing on it: nothing ran.
-
-A command is argv, environment, signals to reset and file actions, with the
-descriptors they name passed by SCM_RIGHTS; the child applies the actions (a pty
-opened then becomes its controlling terminal) and execs. An exec that fails says b"X"
-and the errno. This process dies with the server: parent-death signal, EOF here.
+It dies with the server: SIGKILL as parent-death signal, EOF on its socket.
 """
 
 import _socket
@@ -50,26 +44,15 @@ FLAG_WAIT_KILLABLE_RECV = 1 << 5
 EINVAL = 22
 
 
-def socket_space(count):
-    """The ancillary buffer for count descriptors."""
-    return _socket.CMSG_SPACE(count * INT.size)
-
-
-def passed_fds(ancillary):
-    """The descriptors an SCM_RIGHTS message brought."""
+def receive(sock):
+    """((message), [fds]) or None at EOF; the fds are close-on-exec."""
+    space = _socket.CMSG_SPACE(MAX_FDS * INT.size)
+    head, ancillary, _, _ = sock.recvmsg(HEAD.size, space, _socket.MSG_CMSG_CLOEXEC)
     fds = []
     for level, kind, payload in ancillary:
         if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
             usable = len(payload) - len(payload) % INT.size
             fds += [INT.unpack_from(payload, i)[0] for i in range(0, usable, INT.size)]
-    return fds
-
-
-def receive(sock):
-    """((message), [fds]) or None at EOF; the fds are close-on-exec."""
-    space = socket_space(MAX_FDS)
-    head, ancillary, _, _ = sock.recvmsg(HEAD.size, space, _socket.MSG_CMSG_CLOEXEC)
-    fds = passed_fds(ancillary)
     head = _exactly(sock, head, HEAD.size)
     body = None if head is None else _exactly(sock, b"", HEAD.unpack(head)[0])
     if body is None:
@@ -125,57 +108,40 @@ class Kernel:
         return fd if fd >= 0 else -ctypes.get_errno()
 
 
-def child(kernel, sock, parent, command=None, passed=()):  # pragma: no cover (exec or _exit)
-    """A run's child: its command given, or (a spare) read from sock once netted."""
+def child(kernel, reply, command, passed):  # pragma: no cover (leaves by exec or _exit)
+    program, argv, env, setsigdef, actions = command
     pid = os.getpid()
-    spare = command is None
     try:
-        if spare:  # it may wait for minutes: it must not outlive the server meanwhile
-            kernel.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            if os.getppid() != parent:
-                return
         os.setsid()
+        for action in actions:  # in order, as posix_spawn does them after setsid
+            if action[0] == "dup":
+                _, index, local, target = action
+                os.dup2(passed[index] if index is not None else local, target)
+            else:
+                _, target, path, flags, mode = action
+                opened = os.open(path, flags, mode)
+                if opened == target:
+                    os.set_inheritable(target, True)
+                else:
+                    os.dup2(opened, target)
+                    os.close(opened)
         fd = kernel.install()
         if fd >= 0:
             rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, INT.pack(fd))]
-            sock.sendmsg([REPLY.pack(b"L", 0, pid)], rights)
+            reply.sendmsg([REPLY.pack(b"L", 0, pid)], rights)
             os.close(fd)  # the command must never hold its own listener
         else:
-            sock.sendall(REPLY.pack(b"E", -fd, pid))
-        if spare:
-            got = receive(sock)
-            if got is None or os.getppid() != parent:
-                return
-            command, passed = got
-        _become(command, passed)
-        if spare:  # the command is not ended by the server's death: its successor does
-            kernel.prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0)
-        os.execve(*command[:3])
+            reply.sendall(REPLY.pack(b"E", -fd, pid))
+        for signum in setsigdef:
+            signal.signal(signum, signal.SIG_DFL)
+        os.execve(program, argv, env)
     except OSError as exc:
         try:
-            sock.sendall(REPLY.pack(b"X", exc.errno or 0, pid))
+            reply.sendall(REPLY.pack(b"X", exc.errno or 0, pid))
         except OSError:
             pass
     finally:
         os._exit(127)
-
-
-def _become(command, passed):  # pragma: no cover (runs in the child)
-    _, _, _, setsigdef, actions = command
-    for action in actions:  # in order, as posix_spawn does them after setsid
-        if action[0] == "dup":
-            _, index, local, target = action
-            os.dup2(passed[index] if index is not None else local, target)
-        else:
-            _, target, path, flags, mode = action
-            opened = os.open(path, flags, mode)
-            if opened == target:
-                os.set_inheritable(target, True)
-            else:
-                os.dup2(opened, target)
-                os.close(opened)
-    for signum in setsigdef:
-        signal.signal(signum, signal.SIG_DFL)
 
 
 def main():
@@ -197,40 +163,17 @@ def main():
         got = receive(sock)
         if got is None:
             return
-        (kind, command), fds = got
-        if kind == "spare":
-            _spare(kernel, sock, parent)
-            continue
+        command, fds = got
         reply = _socket.socket(fileno=fds[0])
         try:
             if kernel.clone() == 0:
-                sock.close()
-                child(kernel, reply, parent, command, fds[1:])
+                child(kernel, reply, command, fds[1:])
         except OSError as exc:
             reply.sendall(REPLY.pack(b"F", exc.errno or 0, 0))
         finally:
             reply.close()
             for fd in fds[1:]:
                 os.close(fd)
-
-
-def _spare(kernel, sock, parent):
-    """A spare for the server: b"S", its pid and its socket's other end."""
-    ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        pid = kernel.clone()
-        if pid == 0:
-            sock.close()  # a waiting spare must not keep the server's line to us open
-            ours.close()
-            child(kernel, theirs, parent)
-        theirs.close()
-        rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, INT.pack(ours.fileno()))]
-        sock.sendmsg([REPLY.pack(b"S", 0, pid)], rights)
-    except OSError as exc:
-        sock.sendall(REPLY.pack(b"F", exc.errno or 0, 0))
-    finally:
-        ours.close()
-        theirs.close()
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import time
 import pytest
 from servekit import Raw, Served, gone, wait_for
 
-from safedel.serve import forkwire, terminal
+from safedel.serve import forking, terminal
 
 # Only the net can catch this deletion: no shim on PATH, no SAFEDEL_* variables.
 NATIVE = 'env -i /bin/rm -f -- "$1"; echo "rm $?"'
@@ -28,45 +28,20 @@ def _children(pid):
     return found
 
 
-def _helpers(served):
-    """The fork server, and the children it made that have not exec'd yet (a spare)."""
-    found = []
-    for child in _children(served.proc.pid):
-        try:
-            with open(f"/proc/{child}/cmdline", "rb") as handle:
-                if b"forkserver.py" in handle.read():
-                    found.append(child)
-        except OSError:
-            continue
-    return found
-
-
-def _netted(pid):
-    try:
-        with open(f"/proc/{pid}/status") as handle:
-            return "\nSeccomp:\t2" in handle.read()
-    except OSError:
-        return False
-
-
 def _fork_server(served):
-    """The pid of the server's fork server once it is up (or None): of the helpers, the
-    one without the filter (a spare has it already)."""
+    """The pid of the server's fork server, once it is up (or None)."""
     holder = []
 
     def find():
-        holder[:] = [pid for pid in _helpers(served) if not _netted(pid)]
-        return bool(holder)
-
-    return holder[0] if wait_for(find) else None
-
-
-def _spare(served):
-    holder = []
-
-    def find():
-        holder[:] = [pid for pid in _helpers(served) if _netted(pid)]
-        return bool(holder)
+        for child in _children(served.proc.pid):
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as handle:
+                    if b"forkserver.py" in handle.read():
+                        holder.append(child)
+                        return True
+            except OSError:
+                continue
+        return False
 
     return holder[0] if wait_for(find) else None
 
@@ -129,15 +104,27 @@ def test_a_fork_server_killed_at_any_moment_never_lets_a_command_run_bare(served
     killed = []
     chance = random.Random(12)
 
+    def helpers():
+        """The fork server, and any child of its that has not exec'd yet."""
+        found = []
+        for child in _children(served.proc.pid):
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as handle:
+                    if b"forkserver.py" in handle.read():
+                        found.append(child)
+            except OSError:
+                continue
+        return found
+
     def killer():
         while not stop.is_set():
-            if not _helpers(served):
+            if not helpers():
                 stop.wait(0.01)
                 continue
             # Some time into its life: idle, mid-request, or cloning.
             if stop.wait(chance.uniform(0.0, 0.3)):
                 return
-            for pid in _helpers(served):
+            for pid in helpers():
                 try:
                     os.kill(pid, signal.SIGKILL)
                     killed.append(pid)
@@ -169,46 +156,29 @@ def test_a_fork_server_killed_at_any_moment_never_lets_a_command_run_bare(served
     assert raw.exit_of(process_id)["safeDeleteEvents"][0]["runtime"] == "net"
 
 
-def test_a_spare_killed_before_its_run_is_replaced_and_the_run_is_netted(served, sandbox):
-    raw = _open(served, sandbox)
-    for index in range(3):
-        spare = _spare(served)
-        assert spare is not None
-        os.kill(spare, signal.SIGKILL)
-        assert wait_for(lambda pid=spare: gone(pid))
-        path, process_id = _native_rm(raw, sandbox, f"s{index}", f"s{index}")
-        result = raw.exit_of(process_id)
-        assert "rm 0" in result["stdout"] and not path.exists(), result
-        [event] = result["safeDeleteEvents"]
-        assert event["runtime"] == "net" and event["path"] == str(path)
-    assert _spare(served) not in (None, spare)  # a new one is made
-
-
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
-def test_neither_the_fork_server_nor_its_spare_outlives_the_server(sandbox, how):
+def test_the_fork_server_never_outlives_the_server(sandbox, how):
     served = Served(sandbox)
     raw = _open(served, sandbox)
-    assert _fork_server(served) is not None
-    # The fork server and the spare it keeps ready (both still run its code).
-    assert wait_for(lambda: len(_helpers(served)) == 2)
-    helpers = _helpers(served)
+    helper = _fork_server(served)
+    assert helper is not None
     served.proc.send_signal(how)
     served.proc.wait()
     served.proc.stderr.close()
     raw.close()
-    assert wait_for(lambda: all(gone(pid) for pid in helpers))
+    assert wait_for(lambda: gone(helper))
 
 
 def test_the_actions_a_child_applies():
     pipes = [(os.POSIX_SPAWN_DUP2, 7, 0), (os.POSIX_SPAWN_DUP2, 9, 1), (os.POSIX_SPAWN_DUP2, 9, 2)]
-    actions, passed = forkwire.encode(pipes)
+    actions, passed = forking.encode(pipes)
     assert passed == [7, 9]
     assert actions == [("dup", 0, None, 0), ("dup", 1, None, 1), ("dup", 1, None, 2)]
     # A pty: the slave opened in the child, then duplicated there, nothing passed.
-    actions, passed = forkwire.encode(terminal.child_actions("/dev/pts/9"))
+    actions, passed = forking.encode(terminal.child_actions("/dev/pts/9"))
     assert passed == []
     assert actions[1:] == [("dup", None, 0, 1), ("dup", None, 0, 2)]
-    assert forkwire.encode([(os.POSIX_SPAWN_CLOSE, 5)]) is None
+    assert forking.encode([(os.POSIX_SPAWN_CLOSE, 5)]) is None
 
 
 def test_an_exec_that_fails_is_a_run_that_did_not_start(served, sandbox):
