@@ -241,24 +241,22 @@ def _granted(fd, bits):
 def empty_despite_mode(name, st, user, dir_fd):
     """A directory this user may not open: GNU still removes it if it is empty.
 
-    Only its owner can tell without removing it, by lending itself u+rx for a look.
+    Only its owner can tell without removing it, by lending itself u+rx for a look,
+    and only if it can put the mode back whole (see lendmode.keeps_its_bits).
     """
-    if st.st_uid != user.uid or st.st_nlink > 2:
-        return False
-    from .lendmode import set_mode
+    from . import lendmode
 
+    if st.st_uid != user.uid or st.st_nlink > 2 or not lendmode.keeps_its_bits(st):
+        return False
     try:
-        set_mode(name, stat.S_IMODE(st.st_mode) | 0o500, st, dir_fd)
+        loan = lendmode.lend(name, st, 0o500, dir_fd)
     except OSError:
         return False
+    if loan is None:
+        return False  # readable after all: not this function's case
     try:
-        fd = os.open(name, _FLAGS, dir_fd=dir_fd)
-        try:
-            with os.scandir(fd) as entries:
-                return next(entries, None) is None
-        finally:
-            os.close(fd)
+        return loan.is_empty()
     except OSError:
         return False
     finally:
-        set_mode(name, stat.S_IMODE(st.st_mode), st, dir_fd)
+        loan.give_back()

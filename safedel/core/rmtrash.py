@@ -76,24 +76,23 @@ def _carry_out_lending_write(deletion, conf, runtime, target, item):
     permission on it, where GNU's rmdir needs none (`mkdir -m0 d; rm -rf d` works).
     The mode is put back on the directory inside the trash, or in place on failure.
     """
-    lent = None
+    loan = None
     # An entry reached by descriptor (past PATH_MAX) is named relative to its parent.
     name, dir_fd = (target.name, target.parent_fd) if item.at else (target.path, None)
     if target.klass == deletion.TRASH and item.is_dir and os.geteuid() != 0:
         st = os.lstat(name, dir_fd=dir_fd)
         if st.st_uid == os.geteuid() and st.st_mode & 0o300 != 0o300:
-            from .lendmode import set_mode
+            from .lendmode import lend
 
-            lent = st.st_mode & 0o7777
-            set_mode(name, lent | 0o300, st, dir_fd)
+            loan = lend(name, st, 0o300, dir_fd)
+    outcome = None
     try:
         outcome = deletion.carry_out(conf, runtime, target)
-    except BaseException:
-        if lent is not None:
-            set_mode(name, lent, st, dir_fd)
-        raise
-    if lent is not None and outcome.record is not None:
-        os.chmod(outcome.record.trash_path, lent)
+    finally:
+        if loan is not None:  # on the directory, in the trash or still here
+            record = outcome.record if outcome is not None else None
+            loan.give_back(record.trash_path if record is not None else None)
+    return outcome
 
 
 def _reached(item):

@@ -11,7 +11,7 @@ as rm's own walk does; anyone else gets the directory left where it is.
 import os
 import stat
 
-from ..core.lendmode import set_mode
+from ..core import lendmode, rmcheck
 
 _LIST = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -22,14 +22,9 @@ def is_empty(parent_fd, name, st):
     try:
         return _empty(parent_fd, name)
     except PermissionError:
-        if os.geteuid() == 0 or st.st_uid != os.geteuid() or st.st_nlink > 2:
-            return False  # a subdirectory makes it non-empty whatever else it holds
-    mode = stat.S_IMODE(st.st_mode)
-    set_mode(name, mode | 0o500, st, parent_fd)
-    try:
-        return _empty(parent_fd, name)
-    finally:
-        set_mode(name, mode, st, parent_fd)
+        if os.geteuid() == 0:
+            return False
+    return rmcheck.empty_despite_mode(name, st, rmcheck.User(), parent_fd)
 
 
 def _empty(parent_fd, name):
@@ -42,11 +37,8 @@ def _empty(parent_fd, name):
 
 
 def lend_write(parent_fd, name, st):
-    """The mode to put back after the move, once u+wx is lent; None if none was needed."""
+    """The Loan of u+wx the move needs, to give back once the directory is in the trash
+    (or still here); None if none was needed."""
     if not stat.S_ISDIR(st.st_mode) or os.geteuid() == 0 or st.st_uid != os.geteuid():
         return None
-    mode = stat.S_IMODE(st.st_mode)
-    if mode & 0o300 == 0o300:
-        return None
-    set_mode(name, mode | 0o300, st, parent_fd)
-    return mode
+    return lendmode.lend(name, st, 0o300, parent_fd)

@@ -196,15 +196,13 @@ def _trash(conf, found, item):
     (rmdir does not need it), and its own mode back in the trash or, on failure, here."""
     from ..core import deletion
 
-    lent = dirmodes.lend_write(found.parent_fd, found.name, found.st)
+    loan = dirmodes.lend_write(found.parent_fd, found.name, found.st)
+    record = None
     try:
         record = deletion.trash_one(conf, RUNTIME, item)
-    except BaseException:
-        if lent is not None:
-            dirmodes.set_mode(found.name, lent, found.st, found.parent_fd)
-        raise
-    if lent is not None:
-        os.chmod(record.trash_path, lent)
+    finally:
+        if loan is not None:  # on the directory, in the trash or still here
+            loan.give_back(record.trash_path if record is not None else None)
 
 
 def _same_file(found):

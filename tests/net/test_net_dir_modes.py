@@ -96,3 +96,23 @@ def test_an_unreadable_directory_that_is_not_empty_stays_with_the_kernels_answer
     assert _as_nobody(scratch, "netted", UNREADABLE, netted=True) == plain
     os.chmod(os.path.join(scratch, "netted", "b"), 0o755)
     assert os.listdir(os.path.join(scratch, "netted", "b")) == ["c"]
+
+
+def test_a_set_group_id_directory_of_another_group_keeps_its_mode(scratch):
+    # The kernel clears set-group-ID when someone outside the directory's group changes
+    # its mode, so a look lent and given back would strip it: no look is lent then.
+    require_net()
+    _readable_package(os.path.join(scratch, "package"))
+    script = "/bin/rmdir g; /bin/rm -d g"
+    outcomes = {}
+    for name, netted in (("plain", False), ("netted", True)):
+        group_dir = os.path.join(scratch, name, "g")
+        os.makedirs(group_dir)
+        open(os.path.join(group_dir, "kept"), "w").close()
+        os.chown(group_dir, NOBODY, 1700)
+        os.chmod(group_dir, 0o2070)
+        outcomes[name] = _as_nobody(scratch, name, script, netted=netted)
+        assert stat.S_IMODE(os.lstat(group_dir).st_mode) == 0o2070
+        assert os.listdir(group_dir) == ["kept"]
+    assert outcomes["netted"] == outcomes["plain"]
+    assert b"Directory not empty" in outcomes["plain"][1]

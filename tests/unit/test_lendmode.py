@@ -1,4 +1,5 @@
-"""A lent mode lands on the directory that was judged, never on what replaced it."""
+"""A lent mode lands on the directory that was judged, never on what replaced it, and
+goes back on that directory wherever it has moved."""
 
 import errno
 import os
@@ -6,52 +7,77 @@ import stat
 
 import pytest
 
-from safedel.core.lendmode import set_mode
+from safedel.core.lendmode import keeps_its_bits, lend
 
 
 def _mode(path):
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
-def test_a_mode_zero_directory_gets_its_loan_and_its_mode_back(tmp_path):
-    target = tmp_path / "d"
-    target.mkdir(mode=0o000)
-    st = os.lstat(target)
-    parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        set_mode("d", 0o700, st, parent)
-        assert _mode(target) == 0o700
-        set_mode("d", 0o000, st, parent)
-        assert _mode(target) == 0o000
-    finally:
-        os.close(parent)
-        target.chmod(0o700)
-
-
-def test_a_symlink_swapped_in_is_not_followed(tmp_path):
-    victim = tmp_path / "victim"
-    victim.mkdir(mode=0o700)
+@pytest.fixture
+def closed(tmp_path):
     judged = tmp_path / "d"
     judged.mkdir(mode=0o000)
-    st = os.lstat(judged)
+    yield judged, os.lstat(judged)
+    for path in tmp_path.iterdir():
+        if not path.is_symlink():
+            path.chmod(0o700)
+
+
+def test_a_mode_zero_directory_gets_its_loan_and_its_mode_back(tmp_path, closed):
+    judged, st = closed
+    parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        loan = lend("d", st, 0o500, parent)
+        assert _mode(judged) == 0o500
+        assert loan.is_empty()
+        loan.give_back()
+    finally:
+        os.close(parent)
+    assert _mode(judged) == 0o000
+
+
+def test_a_symlink_swapped_in_before_the_loan_is_not_followed(tmp_path, closed):
+    judged, st = closed
+    victim = tmp_path / "victim"
+    victim.mkdir(mode=0o700)
     judged.rename(tmp_path / "moved")
     judged.symlink_to(victim)
     with pytest.raises(OSError) as caught:
-        set_mode(str(judged), 0o000, st)
+        lend(str(judged), st, 0o300)
     assert caught.value.errno in (errno.ELOOP, errno.ENOTDIR)
     assert _mode(victim) == 0o700
-    (tmp_path / "moved").chmod(0o700)
 
 
-def test_another_directory_under_the_name_is_left_alone(tmp_path):
-    judged = tmp_path / "d"
-    judged.mkdir(mode=0o000)
-    st = os.lstat(judged)
+def test_another_directory_under_the_name_is_left_alone(tmp_path, closed):
+    judged, st = closed
     judged.rename(tmp_path / "moved")
     judged.mkdir(mode=0o755)
     with pytest.raises(OSError) as caught:
-        set_mode(str(judged), 0o000, st)
+        lend(str(judged), st, 0o300)
     assert caught.value.errno == errno.ESTALE
     assert _mode(judged) == 0o755
     assert _mode(tmp_path / "moved") == 0o000
-    (tmp_path / "moved").chmod(0o700)
+
+
+def test_the_mode_goes_back_on_the_directory_not_on_its_old_name(tmp_path, closed):
+    judged, st = closed
+    victim = tmp_path / "victim"
+    victim.mkdir(mode=0o700)
+    loan = lend(str(judged), st, 0o300)
+    judged.rename(tmp_path / "moved")  # as into the trash, or as a racing rename
+    judged.symlink_to(victim)
+    loan.give_back()
+    assert _mode(tmp_path / "moved") == 0o000
+    assert _mode(victim) == 0o700
+
+
+def test_a_loan_is_needed_only_for_missing_bits(tmp_path):
+    (tmp_path / "open").mkdir(mode=0o755)
+    assert lend(str(tmp_path / "open"), os.lstat(tmp_path / "open"), 0o500) is None
+
+
+def test_set_group_id_of_a_group_of_ours_survives(tmp_path):
+    (tmp_path / "g").mkdir()
+    os.chmod(tmp_path / "g", 0o2750)
+    assert keeps_its_bits(os.lstat(tmp_path / "g"))
