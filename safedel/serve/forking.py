@@ -119,8 +119,11 @@ class ForkServer:
             with self._lock:
                 self._sock, self.pid = sock, proc
             pidfd = _pidfd(proc)
+            exited = select.poll()  # not select(): the pidfd may be past fd 1023
+            if pidfd is not None:
+                exited.register(pidfd, select.POLLIN)
             while not (self._closed.is_set() or self._died.is_set()):
-                if pidfd is not None and select.select([pidfd], [], [], 0.5)[0]:
+                if pidfd is not None and exited.poll(500):
                     break  # it exited
                 if pidfd is None:
                     self._died.wait(0.5)

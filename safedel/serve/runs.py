@@ -52,6 +52,7 @@ class ServedRun:
         # The client's SAFEDEL_* variables are ignored: the contract is the server's.
         merged.update({k: v for k, v in spec["env"].items() if not k.startswith("SAFEDEL_")})
         if spec["unprotected"]:
+            merged["SAFEDEL_SERVE_RUN"] = self.run_id  # found by the next server (leftovers.py)
             return merged
         options = environment.RunOptions(
             decide_roots=True,
@@ -96,17 +97,19 @@ class ServedRun:
             return os.posix_spawn(path, argv, env, file_actions=actions(file_actions), **kw)
 
         self.execution.spawn = spawn
+        # Before the spawn: a server killed at any moment after it must leave the
+        # record its successor ends the tree by (the run id is in the tree's environment).
+        self.server.expect(self.run_id)
         try:
             self.execution.start()
         except OSError as exc:
             self.failed = exc
+            self.server.untrack(self.run_id)
         else:
             self.failed = None
             # Several trees side by side: only this root's processes are this run's.
             self.execution.tree = tree.Tree(self.execution.pid, exclusive=False)
-            # Before the response: a server killed at any moment after it must leave
-            # the record its successor ends the tree by.
-            self.server.track(self.execution.pid)
+            self.server.track(self.run_id, self.execution.pid)
         finally:
             for fd in child_ends:
                 os.close(fd)
@@ -180,10 +183,13 @@ class ServedRun:
 
     def _read_output(self):
         decoders = {fd: codecs.getincrementaldecoder("utf-8")("replace") for fd in self._readers}
-        open_fds = list(self._readers)
+        # poll, not select: with hundreds of runs the fds pass select's limit of 1024.
+        poller, open_fds = select.poll(), list(self._readers)
+        for fd in open_fds:
+            poller.register(fd, select.POLLIN)
         while open_fds:
-            timeout = None if self._drain_by is None else 0.05
-            ready, _, _ = select.select(open_fds, [], [], timeout)
+            timeout = None if self._drain_by is None else 50
+            ready = [fd for fd, _ in poller.poll(timeout)]
             if not ready and self._drain_by is not None and time.monotonic() > self._drain_by:
                 break
             for fd in ready:
@@ -195,6 +201,7 @@ class ServedRun:
                     chunk = b""  # EIO: a pty whose every slave end is closed
                 if not chunk:
                     open_fds.remove(fd)
+                    poller.unregister(fd)
                     continue
                 stream = self._readers[fd]
                 os.write(self.outputs.fds["stdout" if stream == "pty" else stream], chunk)
@@ -225,7 +232,7 @@ class ServedRun:
                 failed = self.server.forks.exec_failure(self.execution.pid)
                 if failed is not None:
                     outcome = captured._not_started(self.spec["argv"], failed, self.outputs)
-            self.server.untrack(self.execution.pid)
+            self.server.untrack(self.run_id)
         else:
             outcome = captured._not_started(self.spec["argv"], self.failed, self.outputs)
         self._drain_by = time.monotonic() + DRAIN_SECONDS

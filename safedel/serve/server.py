@@ -3,8 +3,8 @@
 Each connection has a reader thread; each run a waiting thread and an output thread,
 so a Ping is answered while commands stream. SIGTERM (or stdin EOF in stdio mode) ends
 every process tree the server started, then the socket is removed. The pid of each
-running root is kept in <private dir>/procs/, so a server started on the same path
-after a kill -9 ends the process groups its predecessor left.
+run is recorded in <private dir>/procs/ (leftovers.py), so a server started on the same
+path after a kill -9 ends the process trees its predecessor left.
 """
 
 import os
@@ -19,9 +19,8 @@ import traceback
 from .. import __version__, materialize
 from ..core import settings as core_settings
 from ..executor import environ, limits
-from . import asking, commands, forking, protocol, transport
+from . import asking, commands, forking, leftovers, protocol, transport
 
-PROCS = "procs"
 KILL_GRACE_MS = 2_000
 
 
@@ -39,20 +38,19 @@ class Server:
         self.stopping = threading.Event()
         self.watch = asking.Watch()
         self.forks = forking.ForkServer()  # starts the runs under the net
-        os.makedirs(os.path.join(private, PROCS), mode=0o700, exist_ok=True)
-        _end_leftovers(os.path.join(private, PROCS))
+        leftovers.raise_fd_limit()
+        self.records = leftovers.Records(private)
+        self.records.end_leftovers()
 
-    # -- the processes it started -------------------------------------------------
-    def track(self, pid):
-        path = os.path.join(self.private, PROCS, str(pid))
-        with open(path, "w", encoding="ascii") as handle:
-            handle.write(f"{_start_time(pid)}\n")
+    # -- the processes it started (leftovers.py) ------------------------------------
+    def expect(self, run_id):
+        self.records.expect(run_id)
 
-    def untrack(self, pid):
-        try:
-            os.unlink(os.path.join(self.private, PROCS, str(pid)))
-        except OSError:
-            pass
+    def track(self, run_id, pid):
+        self.records.track(run_id, pid)
+
+    def untrack(self, run_id):
+        self.records.untrack(run_id)
 
     def warm_net(self):
         """Start the fork server before the first run under the net needs it."""
@@ -126,33 +124,6 @@ class Server:
         for run in runs:
             run.reported.wait(KILL_GRACE_MS / 1000 + 25)
         self.forks.close()
-
-
-def _start_time(pid):
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return "?"
-
-
-def _end_leftovers(procs):
-    """Kill the process groups of roots that a dead server left running (each root is
-    a session and process-group leader of its own)."""
-    for name in os.listdir(procs):
-        path = os.path.join(procs, name)
-        try:
-            with open(path, encoding="ascii") as handle:
-                started = handle.read().strip()
-            pid = int(name)
-            if started != "?" and _start_time(pid) == started:
-                os.killpg(pid, signal.SIGKILL)
-        except (OSError, ValueError):
-            pass
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
 
 
 def serve_socket(path, allow_unprotected=False):
