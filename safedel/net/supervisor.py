@@ -141,7 +141,11 @@ class Supervisor:
                 channel.answer(notif_id, exc.errno or errno.EIO)
             return
         try:
-            if self._places.left_to_kernel(found.path, tid, found.parent):
+            # Each answer that leaves the call to the kernel reasons on found.parent, a
+            # path in safedel's mount namespace. It holds only when that is the very
+            # directory the call acts in; otherwise the call is judged like any other.
+            exempt = self._places.left_to_kernel(found.path, tid, found.parent)
+            if exempt and found.acts_here(parent):
                 channel.answer(notif_id, proceed=True)
                 return
             try:
@@ -149,7 +153,7 @@ class Supervisor:
             except OSError as exc:
                 channel.answer(notif_id, exc.errno or errno.EIO)
                 return
-            if self._places.git_can_restore(found, tid):
+            if self._places.git_can_restore(found, tid) and found.acts_here(parent):
                 channel.answer(notif_id, proceed=True)
                 return
             if not channel.still_valid(notif_id):
@@ -172,7 +176,7 @@ class Supervisor:
         if reason:
             markers.emit(markers.FAIL_CLOSED, {"path": found.path, "reason": reason})
             return errno.EPERM
-        if item is found.path and not _same_file(found):
+        if item is found.path and not found.same_file_here():
             # The caller lives in another mount namespace (or the file was swapped):
             # the name we would trash is not the file it meant. Fail closed. (An item
             # past PATH_MAX is moved by the caller's own descriptor: it is that file.)
@@ -203,12 +207,3 @@ def _trash(conf, found, item):
     finally:
         if loan is not None:  # on the directory, in the trash or still here
             loan.give_back(record.trash_path if record is not None else None)
-
-
-def _same_file(found):
-    """Whether found.path, as safedel sees it, is the very file the caller named."""
-    try:
-        mine = os.lstat(found.path)
-    except OSError:
-        return False
-    return (mine.st_dev, mine.st_ino) == (found.st.st_dev, found.st.st_ino)

@@ -35,6 +35,31 @@ class Target:
         self.st = os.stat(self.name, dir_fd=self.parent_fd, follow_symlinks=False)
         _check_kind(self.st, self.removes_dir, self.trailing)
 
+    def acts_here(self, caller_parent):
+        """Whether the directory the call acts in, as the kernel resolves it for the
+        caller, is the directory self.parent names for safedel. Inside another mount
+        namespace the path read back from the caller's descriptor is the caller's own
+        spelling: a project bind-mounted at /tmp/x reads back as /tmp/x. Every answer
+        that leaves a call to the kernel reasons on self.parent, so it must name this
+        very directory (st_dev, st_ino). caller_parent: the caller's parent as stat()
+        saw it through the caller's walk, or None to fstat the descriptor."""
+        if caller_parent is None:
+            caller_parent = os.fstat(self.parent_fd)
+        try:
+            mine = os.stat(self.parent)
+        except OSError:
+            return False  # not even there for safedel: not what its reasoning named
+        return mine.st_ino == caller_parent.st_ino and mine.st_dev == caller_parent.st_dev
+
+    def same_file_here(self):
+        """Whether self.path, as safedel sees it, is the very file the caller named
+        (inspect() done)."""
+        try:
+            mine = os.lstat(self.path)
+        except OSError:
+            return False
+        return (mine.st_dev, mine.st_ino) == (self.st.st_dev, self.st.st_ino)
+
     def close(self):
         os.close(self.parent_fd)
 
