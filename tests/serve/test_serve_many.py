@@ -9,6 +9,7 @@ being spawned must leave its successor a record of each of them.
 import os
 import resource
 import secrets
+import signal
 import socket
 
 import psutil
@@ -38,7 +39,24 @@ def _served_under_low_limit(sandbox):
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
-def test_150_runs_then_the_client_leaves(sandbox):
+def _start_runs(raw):
+    """RUNS `sleep 30` asked for at once; {processId: pid} once every one started."""
+    for n in range(RUNS):
+        raw.send(f"r{n}", "RunExecutable", {"argv": ["sleep", "30"]})
+    pids = {}
+    for n in range(RUNS):
+        started = raw.ok(f"r{n}", "RunExecutable")
+        pids[started["processId"]] = started["pid"]
+    assert all(_alive_run(pid) for pid in pids.values())
+    return pids
+
+
+def _exits(raw):
+    raw.drain()
+    return {e["data"]["processId"] for e in raw.events if e["command"] == "ProcessExit"}
+
+
+def test_150_runs_then_the_client_leaves_then_sigterm(sandbox):
     served = _served_under_low_limit(sandbox)
     try:
         raw = Raw(served.path)
@@ -46,28 +64,25 @@ def test_150_runs_then_the_client_leaves(sandbox):
         server = psutil.Process(served.proc.pid)
         soft, hard = server.rlimit(psutil.RLIMIT_NOFILE)
         assert soft == hard  # raised to the hard limit at start
-        for n in range(RUNS):
-            raw.send(f"r{n}", "RunExecutable", {"argv": ["sleep", "30"]})
-        pids = {}
-        for n in range(RUNS):
-            started = raw.ok(f"r{n}", "RunExecutable")
-            pids[started["processId"]] = started["pid"]
-        assert all(_alive_run(pid) for pid in pids.values())
+        pids = _start_runs(raw)
         assert server.num_fds() > 1024  # the case select() cannot watch
         other = Raw(served.path)
         assert other.ok("p1", "Ping") == {"pong": True}
         # The client stops sending: the server ends its runs and still reports each.
         raw.sock.shutdown(socket.SHUT_WR)
         assert other.ok("p2", "Ping") == {"pong": True}
-        raw.drain()
-        exits = {e["data"]["processId"] for e in raw.events if e["command"] == "ProcessExit"}
-        assert exits == set(pids)
+        assert _exits(raw) == set(pids)
         assert wait_for(lambda: not any(_alive_run(pid) for pid in pids.values()))
         for pid in pids.values():  # reaped too: no defunct child of the server is left
             assert not psutil.pid_exists(pid) or psutil.Process(pid).ppid() != served.proc.pid
         assert not [c for c in server.children() if c.status() == psutil.STATUS_ZOMBIE]
-        assert other.ok("p3", "Ping") == {"pong": True}
-        other.close()
+        # As many again on the other connection, then SIGTERM: each ends and is reported.
+        other.ok("o", "OpenSession")
+        pids = _start_runs(other)
+        served.proc.send_signal(signal.SIGTERM)
+        assert _exits(other) == set(pids)  # read while it ends: a full socket would block it
+        assert served.stop() == 0
+        assert not any(_alive_run(pid) for pid in pids.values())
     finally:
         assert served.stop() == 0
 
