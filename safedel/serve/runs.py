@@ -105,6 +105,9 @@ class ServedRun:
         except OSError as exc:
             self.failed = exc
             self.server.untrack(self.run_id)
+        except BaseException:
+            self.server.untrack(self.run_id)  # nothing runs: no record to leave
+            raise
         else:
             self.failed = None
             # Several trees side by side: only this root's processes are this run's.
