@@ -121,11 +121,9 @@ class Sandbox:
 
     def close(self):
         if self.runs:
-            from safedel.core import runrecord
-            from safedel.core.settings import default_state_dir
+            from safedel.core import runpointer
 
-            for env in self.runs:  # as `safedel run` does when its command ends
-                runrecord.unpoint(env["SAFEDEL_STATE_DIR"], default_state_dir(env))
+            runpointer.unpoint()  # as `safedel run` does when its command ends
         shutil.rmtree(self.root, ignore_errors=True)
 
 

@@ -5,7 +5,7 @@ The bulk guard exists so that a person agrees to a bulk deletion. A model that r
 ordinary case, so:
 
 - inside a command that `safedel run` started (SAFEDEL_RUN_ID is set, or a `safedel run`
-  process is among its ancestors: core/runrecord.py), `safedel guard approve|reject|reset`
+  process is among its ancestors: core/runpointer.py), `safedel guard approve|reject|reset`
   refuse;
 - a harness can bind its session's approvals to a secret: `safedel run
   --approval-token-file F` creates F (0600, a random token) unless it exists, and
@@ -90,8 +90,7 @@ def refusal(state_dir, session, token_file, environ=None):
 
 
 def inside_a_run(state_dir, environ):
-    from .core import runrecord
-    from .core.settings import default_state_dir
+    from .core.runpointer import enclosing
 
-    found = runrecord.enclosing(state_dir, default_state_dir(environ))
+    found = enclosing()
     return bool(environ.get("SAFEDEL_RUN_ID")) or found is not None

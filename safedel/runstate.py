@@ -11,7 +11,7 @@ from .core import report, reportfiles
 def record(options, env, run_id):
     """Fix the run's session, turn, tool call and threshold where the shims under it
     read them (core/runrecord.py), and set up the harness's approval token."""
-    from .core import runrecord
+    from .core import runpointer, runrecord
     from .core import settings as core_settings
     from .executor import capture
 
@@ -26,10 +26,15 @@ def record(options, env, run_id):
         "turnStart": fixed.turn_start,
         "pid": os.getpid(),
         runrecord.LEDGER: runrecord.ledger_names(fixed.session, fixed.turn),
+        # The run's (or, nested, its enclosing run's) ledger and report, whatever state
+        # dir the command names for itself.
+        runrecord.STATE_DIR: fixed.state_dir,
+        runrecord.REPORT: fixed.report,
     }
     runrecord.write(state_dir, run_id, values)
-    # Found from the process tree by a command that drops SAFEDEL_RUN_ID (runrecord.py).
-    runrecord.point(state_dir, core_settings.default_state_dir(env), run_id, values)
+    # Found from the process tree by a command that drops SAFEDEL_RUN_ID or moves the
+    # state dir, HOME or XDG_STATE_HOME (core/runpointer.py).
+    runpointer.point(dict(values, run=run_id))
     if options.get("approval_token_file"):
         from . import approval
 
@@ -44,10 +49,9 @@ def report_size(env):
 
 def finish(options, env, run_id, offset, outcome, views, outputs):
     """Collect what the run caused, then write the result, the views and the summary."""
-    from .core import runrecord
-    from .core.settings import default_state_dir
+    from .core import runpointer
 
-    runrecord.unpoint(env["SAFEDEL_STATE_DIR"], default_state_dir(env))
+    runpointer.unpoint()
     events = [e for e in report.read_after(env["SAFEDEL_REPORT"], offset) if e.get("run") == run_id]
     # Only what this run's own processes left: a straggler of an earlier run with the
     # same tool call leaves its signal under its own run, for `safedel guard signal`.

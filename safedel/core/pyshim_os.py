@@ -50,7 +50,8 @@ def current_settings():
     memo = _memo[0]
     if memo is not None and memo[0] == data and _identity(memo[1]) == memo[2]:
         conf = memo[3]
-        if "SAFEDEL_TURN_FILE" in environ:
+        # Under a run its record fixed the turn: a turn file the command sets moves nothing.
+        if "SAFEDEL_TURN_FILE" in environ and not conf.bound:
             turn = settings.current_turn(environ)
             if turn != conf.turn:
                 conf = _with_turn(conf, turn)

@@ -8,7 +8,7 @@ import os
 import sys
 
 DEFAULT_THRESHOLD = 50
-_OPTIONAL = ("run", "digests")
+_OPTIONAL = ("run", "digests", "bound")
 MAX_THRESHOLD = 99999
 _warned = set()
 
@@ -30,13 +30,15 @@ class Settings:
         "turn_start",
         "run",
         "digests",
+        "bound",
     )
 
     def __init__(self, **values):
         for name in self.__slots__:
             # run: the `safedel run` this process is under, if any (report events and
             # guard signals carry it); digests: {value: sha256 digest} the run computed
-            # for its session and turn (core/runrecord.py). The values a caller may
+            # for its session and turn (core/runrecord.py); bound: a run record fixed
+            # them, so a turn file no longer moves the turn. The values a caller may
             # leave out.
             setattr(self, name, values[name] if name in values or name not in _OPTIONAL else None)
 
@@ -158,19 +160,23 @@ def load(environ=None):
     }
     # Under `safedel run` these were fixed when the run started: the command cannot
     # move its deletions to another turn or lift the threshold for itself, whatever it
-    # does to SAFEDEL_RUN_ID (core/runrecord.py finds the run from the process tree).
+    # does to SAFEDEL_RUN_ID (core/runpointer.py finds the run from the process tree).
     from . import runrecord
 
     run_id = environ.get("SAFEDEL_RUN_ID")
-    fixed = runrecord.governing(state_dir, default_state_dir(environ), run_id) or {}
+    fixed = runrecord.governing(state_dir, run_id) or {}
     who.update({k: fixed[k] for k in runrecord.FIELDS if fixed.get(k) is not None})
+    # The run's ledger, signals and report too: a command that moves SAFEDEL_STATE_DIR
+    # would otherwise count from zero in a ledger of its own, out of the run's sight.
+    report = runrecord.fixed_path(fixed, runrecord.REPORT)
+    state_dir = runrecord.fixed_path(fixed, runrecord.STATE_DIR) or state_dir
     return Settings(
         active=environ.get("SAFEDEL_ACTIVE") == "1",
         session=who["session"],
         turn=who["turn"],
         tool_call=who["toolCall"],
         state_dir=state_dir,
-        report=environ.get("SAFEDEL_REPORT") or os.path.join(state_dir, "report.jsonl"),
+        report=report or environ.get("SAFEDEL_REPORT") or os.path.join(state_dir, "report.jsonl"),
         threshold=who["threshold"],
         trash_dir=environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None,
         exempt=tuple(p for p in exempt_raw.split(os.pathsep) if p),
@@ -181,6 +187,7 @@ def load(environ=None):
         turn_start=who["turnStart"],
         run=fixed.get("run") or run_id or None,  # a run found by ancestry names itself
         digests=runrecord.known_digests(fixed),
+        bound=bool(fixed),
         outside_workspace=parse_outside(
             environ.get("SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace"))
         ),

@@ -1,14 +1,17 @@
 'use strict';
 // The `safedel run` this process runs under, found from the process tree (as
-// safedel/core/runrecord.py does): a command that unsets or forges SAFEDEL_RUN_ID, or
-// moves SAFEDEL_STATE_DIR, still deletes under its run's session, turn and threshold.
-// `safedel run` leaves <dir>/by-pid/<pid>-<start time> (/proc/<pid>/stat field 22, so
-// a recycled pid never matches) under <state>/runs and under the user's runtime
-// directory (else the default state dir).
+// safedel/core/runpointer.py does): a command that unsets or forges SAFEDEL_RUN_ID, or
+// moves SAFEDEL_STATE_DIR, HOME or XDG_STATE_HOME, still deletes under its run's
+// session, turn, threshold, state dir and report. `safedel run` leaves
+// by-pid/<pid>-<start time> (/proc/<pid>/stat field 22, so a recycled pid never
+// matches) in places no environment variable chooses, read in this order, the next
+// only when those before miss: /run/user/<uid>/safedel when that runtime directory is
+// ours and 0700, /tmp/safedel-<uid>, and ~/.local/state/safedel with ~ from the
+// password database.
 
 const nativePath = require('path');
-const { O_RDONLY } = require('fs').constants;
-const { closeSync, lstatSync, readFileSync } = require('./originals.cjs');
+const { O_NOFOLLOW = 0, O_RDONLY } = require('fs').constants;
+const { closeSync, lstatSync, openSync, readFileSync } = require('./originals.cjs');
 
 const MAX_DEPTH = 64;
 
@@ -24,40 +27,52 @@ function procStat(pid) {
   }
 }
 
-// The user's runtime directory, which no environment variable chooses, else the
-// default state dir (as safedel/core/runrecord.py's second_dir).
-function secondDir(defaultDir) {
-  const runtime = `/run/user/${process.getuid()}`;
+// [root, parts] of each place, best first; lazily, since the last asks the password
+// database (os.userInfo, not os.homedir, which reads HOME).
+function* places() {
+  const uid = process.getuid();
+  const runtime = `/run/user/${uid}`;
   try {
-    if (lstatSync(runtime, { throwIfNoEntry: false })?.isDirectory()) {
-      return nativePath.join(runtime, 'safedel');
+    const st = lstatSync(runtime, { throwIfNoEntry: false });
+    if (st && st.isDirectory() && st.uid === uid && (st.mode & 0o777) === 0o700) {
+      yield [runtime, ['safedel', 'by-pid']];
     }
   } catch {
     // Node's permission model may deny the look (ERR_ACCESS_DENIED): not a place then
   }
-  return defaultDir;
+  yield ['/tmp', [`safedel-${uid}`, 'by-pid']];
+  let home = null;
+  try {
+    home = require('os').userInfo().homedir;
+  } catch {
+    return; // no passwd entry for this uid: the places before are all there is
+  }
+  if (nativePath.isAbsolute(home)) yield [home, ['.local', 'state', 'safedel', 'by-pid']];
 }
 
-function places(stateDir, defaultDir) {
-  const found = [
-    [stateDir, ['runs', 'by-pid']],
-    [secondDir(defaultDir), ['by-pid']],
-  ];
-  return found.filter(([root, parts]) => {
-    try {
-      return lstatSync(nativePath.join(root, ...parts), { throwIfNoEntry: false });
-    } catch {
-      return false; // a state dir that is a file: settings fail closed elsewhere
+// The place's pointer folder, or null when it is missing or a directory below its root
+// is not ours, is a symlink, or another user could write to it.
+function openPlace([root, parts]) {
+  const uid = process.getuid();
+  let dir = root;
+  try {
+    for (let i = 0; i < parts.length; i++) {
+      dir = nativePath.join(dir, parts[i]);
+      const st = lstatSync(dir, { throwIfNoEntry: false });
+      const unsafe = i === parts.length - 1 ? 0o022 : 0o002;
+      if (!st || !st.isDirectory() || st.uid !== uid || st.mode & unsafe) return null;
     }
-  });
+  } catch {
+    return null;
+  }
+  return dir;
 }
 
-function readPointer(where, name) {
-  const { openUnder } = require('./private.cjs');
-  for (const [root, parts] of where) {
+function readPointer(dirs, name) {
+  for (const dir of dirs) {
     let fd;
     try {
-      fd = openUnder(root, [...parts, name], O_RDONLY, false);
+      fd = openSync(nativePath.join(dir, name), O_RDONLY | O_NOFOLLOW);
     } catch {
       continue;
     }
@@ -75,22 +90,37 @@ function readPointer(where, name) {
 
 // Ancestors only ever die (an orphan's new parent was already an ancestor), and a run's
 // pointer exists before its descendants do: what is found holds for the process.
-const cache = new Map();
+let found;
 
-function enclosing(stateDir, defaultDir) {
+function enclosing() {
   if (process.platform !== 'linux') return null;
-  const key = `${stateDir}\0${defaultDir}`;
-  if (!cache.has(key)) cache.set(key, search(stateDir, defaultDir));
-  return cache.get(key);
+  if (found === undefined) found = search();
+  return found;
 }
 
-function search(stateDir, defaultDir) {
-  const where = places(stateDir, defaultDir);
+// Opens the next place of pending that exists onto dirs; false when none is left.
+function openNext(pending, dirs) {
+  for (let next = pending.next(); !next.done; next = pending.next()) {
+    const dir = openPlace(next.value);
+    if (dir !== null) {
+      dirs.push(dir);
+      return true;
+    }
+  }
+  return false;
+}
+
+function search() {
+  const pending = places();
+  const dirs = [];
+  openNext(pending, dirs);
   let pid = process.ppid;
-  for (let depth = 0; where.length && depth < MAX_DEPTH && pid > 1; depth++) {
+  for (let depth = 0; dirs.length && depth < MAX_DEPTH && pid > 1; depth++) {
     const stat = procStat(pid);
     if (stat === null) return null;
-    const record = readPointer(where, `${pid}-${stat.start}`);
+    const name = `${pid}-${stat.start}`;
+    let record = readPointer(dirs, name);
+    while (record === null && openNext(pending, dirs)) record = readPointer(dirs.slice(-1), name);
     if (record !== null) return record;
     pid = stat.ppid;
   }

@@ -137,6 +137,11 @@ function pick(record) {
   for (const key of ['session', 'turn', 'toolCall', 'threshold', 'turnStart']) {
     if (record && record[key] !== undefined && record[key] !== null) fixed[key] = record[key];
   }
+  // Where the run keeps its ledger and report (absolute paths; older records have none).
+  for (const key of ['stateDir', 'report']) {
+    const value = record && record[key];
+    if (typeof value === 'string' && nativePath.isAbsolute(value)) fixed[key] = value;
+  }
   return fixed;
 }
 
@@ -159,14 +164,17 @@ function load(env) {
   // Under `safedel run` these were fixed when the run started (runs/<id>/run.json): the
   // command cannot move its deletions to another turn or lift the threshold for itself,
   // whatever it does to SAFEDEL_RUN_ID (ancestry.cjs finds the run from the process tree).
-  const enclosing = require('./ancestry.cjs').enclosing(stateDir, defaultStateDir(env));
+  const enclosing = require('./ancestry.cjs').enclosing();
   Object.assign(who, enclosing ? pick(enclosing) : runRecord(stateDir, env.SAFEDEL_RUN_ID));
+  // The run's ledger, signals and report too: a command that moves SAFEDEL_STATE_DIR
+  // would otherwise count from zero in a ledger of its own, out of the run's sight.
+  const fixedDir = who.stateDir || stateDir;
   return {
     session: who.session,
     turn: who.turn,
     toolCall: who.toolCall,
-    stateDir,
-    report: env.SAFEDEL_REPORT || nativePath.join(stateDir, 'report.jsonl'),
+    stateDir: fixedDir,
+    report: who.report || env.SAFEDEL_REPORT || nativePath.join(fixedDir, 'report.jsonl'),
     threshold: who.threshold,
     // A run's own start, not one the command exports to uncount older files.
     turnStart: who.turnStart,

@@ -1,6 +1,6 @@
 """A command under `safedel run` stays under its run's session, turn and threshold, and
 cannot approve for the user, even when it drops or forges SAFEDEL_RUN_ID or moves
-SAFEDEL_STATE_DIR: the run is found from the process tree (core/runrecord.py)."""
+SAFEDEL_STATE_DIR: the run is found from the process tree (core/runpointer.py)."""
 
 import os
 import subprocess
@@ -59,8 +59,7 @@ def test_the_command_cannot_lift_its_runs_threshold(sandbox, forgery, deleter):
     assert len(sandbox.trashed_names()) == 8 - kept
     assert result["exitCode"] != 0
     assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in result["stderr"]
-    if forgery != "moved state":  # else the signal is in the state dir the command chose
-        assert result["guard"]["type"] == "confirmRequired"  # the harness learns of it
+    assert result["guard"]["type"] == "confirmRequired"  # the harness learns of it
     assert len(result["trashed"]) == 8 - kept  # and its result lists what it trashed
 
 
@@ -82,15 +81,9 @@ def test_approval_from_inside_the_run_is_refused_without_its_run_id(sandbox, for
         assert "approval must come from the user" in result["stderr"]
 
 
-def test_a_run_leaves_no_pointer_behind(sandbox):
-    result = run(sandbox, "ls " + str(sandbox.state / "runs" / "by-pid"))
-    assert result["exitCode"] == 0 and result["stdout"].strip()  # there during the run
-    assert os.listdir(sandbox.state / "runs" / "by-pid") == []
-
-
 def test_a_moved_state_dir_with_pointers_of_its_own_still_finds_the_run(sandbox):
     # The pointer folder of the command's own state dir opens but holds no pointer to
-    # this run: the run is found in the second place, and its turn binds the deletion.
+    # this run: it is never read, and the run's turn binds the deletion.
     (sandbox.work / "f").write_text("x")
     script = (
         'unset SAFEDEL_RUN_ID; export SAFEDEL_STATE_DIR="$TMPDIR/other"; '
@@ -100,3 +93,17 @@ def test_a_moved_state_dir_with_pointers_of_its_own_still_finds_the_run(sandbox)
     assert result["exitCode"] == 0, result["stderr"]
     trashed = [e for e in sandbox.report() if e["operation"] == "trash"]
     assert [(e["turn"], e["session"]) for e in trashed] == [(sandbox.turn, sandbox.session)]
+
+
+def test_a_turn_file_the_command_sets_moves_no_python_deletion(sandbox):
+    # The Python shim rereads a turn file at each call (a prompt hook rotates it); under
+    # a run the record's turn wins at every call, not only the first.
+    make_files(sandbox, 3)
+    script = (
+        'echo forged > "$TMPDIR/turn"; SAFEDEL_TURN_FILE="$TMPDIR/turn" python3 -c '
+        '\'import os; [os.remove("self/" + n) for n in sorted(os.listdir("self"))]\''
+    )
+    result = run(sandbox, script, threshold="50")
+    assert result["exitCode"] == 0, result["stderr"]
+    trashed = [e for e in sandbox.report() if e.get("operation") == "trash"]
+    assert [e["turn"] for e in trashed] == [sandbox.turn] * 3

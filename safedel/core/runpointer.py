@@ -1,0 +1,192 @@
+"""The pointers by which a process under `safedel run` finds its run (Linux).
+
+A command owns its environment: it can unset or forge SAFEDEL_RUN_ID, and it can point
+SAFEDEL_STATE_DIR, HOME and XDG_STATE_HOME wherever it likes. So `safedel run` leaves a
+pointer named by its pid and that pid's start time (a recycled pid starts later, so it
+never matches a leftover) in places that nothing in the environment chooses:
+
+1. /run/user/<uid>/safedel/by-pid, when /run/user/<uid> is a directory of ours, 0700;
+2. /tmp/safedel-<uid>/by-pid (the literal /tmp, not TMPDIR);
+3. <home>/.local/state/safedel/by-pid, with home from the password database.
+
+The run writes every place it can, the processes under it read them in that order and
+open the next only when the ones before miss: the first costs no lookup at all and the
+last a password-database lookup (the runtime directory goes at logout, a command may
+empty /tmp, and a user without a passwd entry has no home). Every directory below a
+place's root must be ours and writable by nobody else, or the place is skipped: another
+user cannot plant pointers. A command that edits these files on purpose is beyond what
+safedel defends against.
+"""
+
+import os
+import sys
+
+from . import jsonl
+from .private import _DIR_FLAGS, PrivateDir, _open_dir
+
+BY_PID = "by-pid"
+MAX_DEPTH = 64
+
+
+def _stat(pid):
+    """(parent pid, start time) of pid from /proc/<pid>/stat, or None."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        try:
+            data = os.read(fd, 2048)
+        finally:
+            os.close(fd)
+        # The command name (field 2) may hold spaces and ')': count after the last ')'.
+        rest = data[data.rindex(b")") + 2 :].split()
+        return int(rest[1]), rest[19].decode("ascii")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def pid_key(pid):
+    found = _stat(pid)
+    return None if found is None else f"{pid}-{found[1]}"
+
+
+def places():
+    """(root, parts) of each pointer place, best first; lazily, since the last needs the
+    password database. None of them depends on the environment."""
+    if not sys.platform.startswith("linux"):
+        return
+    uid = os.getuid()
+    runtime = f"/run/user/{uid}"
+    try:
+        found = os.lstat(runtime)
+    except OSError:
+        found = None
+    if found and found.st_uid == uid and found.st_mode & 0o170777 == 0o040700:
+        yield runtime, ["safedel", BY_PID]
+    yield "/tmp", [f"safedel-{uid}", BY_PID]
+    try:
+        import pwd
+
+        home = pwd.getpwuid(uid).pw_dir
+    except (ImportError, KeyError, OSError):
+        return  # no entry for this uid: the places before are all there is
+    if os.path.isabs(home):
+        yield home, [".local", "state", "safedel", BY_PID]
+
+
+def open_place(root, parts, create):
+    """The place's pointer folder as a PrivateDir; OSError if it is missing, or if a
+    directory below root is not ours or another user could write to it."""
+    uid = os.getuid()
+    fd = os.open(root, _DIR_FLAGS & ~os.O_NOFOLLOW)  # a fixed root: its links are the system's
+    try:
+        for number, name in enumerate(parts):
+            inner = _open_dir(name, fd, create, os.path.join(root, name))
+            os.close(fd)
+            fd = inner
+            found = os.fstat(fd)
+            # The pointer folder itself (0700 when made here) lets nobody else write;
+            # above it, a group-writable ~/.local of a user-private group is common.
+            unsafe = 0o022 if number == len(parts) - 1 else 0o002
+            if found.st_uid != uid or found.st_mode & unsafe:
+                raise PermissionError(f"{os.path.join(root, *parts)} is not private")
+    except BaseException:
+        os.close(fd)
+        raise
+    return PrivateDir(fd, os.path.join(root, *parts))
+
+
+def point(values):
+    """Leave this process's pointers to its run in every place that takes one; OSError
+    if none does (then nothing under the run could find it, and the run must not start)."""
+    key = pid_key(os.getpid())
+    if key is None:
+        return
+    data = jsonl.dumps(values).encode("ascii")
+    failure, written = None, False
+    for root, parts in places():
+        try:
+            with open_place(root, parts, create=True) as directory:
+                directory.write(key, data)
+            written = True
+        except OSError as exc:
+            failure = failure or exc
+    if failure is not None and not written:
+        raise failure
+
+
+def unpoint():
+    """Remove this process's pointers when its run ends (a leftover never matches)."""
+    key = pid_key(os.getpid())
+    for root, parts in places() if key else ():
+        try:
+            with open_place(root, parts, create=False) as directory:
+                directory.unlink(key)
+        except OSError:
+            pass
+
+
+# The enclosing run of this process, by pid: ancestors never change but by dying (an
+# orphan's new parent was already an ancestor), and a run's pointer exists before any of
+# its descendants, so neither a run found nor none found goes stale.
+_enclosing = {}
+
+
+def enclosing():
+    """The pointer of the nearest `safedel run` above this process (a dict), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    pid = os.getpid()
+    if pid not in _enclosing:
+        _enclosing[pid] = _search()
+    return _enclosing[pid]
+
+
+def _search():
+    # The places are opened in order as they are needed: the run's pointer is normally
+    # in the first that opens, and the last costs a password-database lookup.
+    pending, directories = places(), []
+    _open_next(pending, directories)
+    try:
+        pid = os.getppid()
+        for _ in range(MAX_DEPTH if directories else 0):
+            found = _stat(pid)
+            if pid <= 1 or found is None:
+                return None
+            name = f"{pid}-{found[1]}"
+            record = _read_pointer(directories, name)
+            while record is None and _open_next(pending, directories):
+                record = _read_pointer(directories[-1:], name)
+            if record is not None:
+                return record
+            pid = found[0]
+        return None
+    finally:
+        for directory in directories:
+            directory.close()
+
+
+def _open_next(pending, directories):
+    """Open the next place of pending that opens, onto directories; False if none."""
+    for root, parts in pending:
+        try:
+            directories.append(open_place(root, parts, create=False))
+            return True
+        except OSError:
+            pass
+    return False
+
+
+def _read_pointer(directories, name):
+    from .runrecord import read_closing
+
+    for directory in directories:
+        try:
+            fd = directory.open(name, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            record = jsonl.loads(read_closing(fd))
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            return record
+    return None
