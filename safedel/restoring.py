@@ -10,7 +10,7 @@ import os
 import stat
 
 from . import recyclebin, restorewalk
-from .core import report, trash
+from .core import lendmode, report, trash
 from .core.printable import printable
 from .noreplace import rename_noreplace
 
@@ -79,8 +79,16 @@ def restore(item, conflict=REFUSE, trash_dir=None):
     try:
         parent_fd = restorewalk.open_directory(os.path.dirname(target))
         try:
-            # something may have appeared there meanwhile: never replace it
-            rename_noreplace(item.file_path, os.path.basename(target), parent_fd)
+            # A directory its owner may not write went into the trash on a loan of u+wx;
+            # it comes back the same way, with its own mode given back where it lands.
+            loan, moved = lendmode.lend_for_move(item.file_path), False
+            try:
+                # something may have appeared there meanwhile: never replace it
+                rename_noreplace(item.file_path, os.path.basename(target), parent_fd)
+                moved = True
+            finally:
+                if loan is not None:
+                    loan.give_back(target if moved else None)
         finally:
             os.close(parent_fd)
     except restorewalk.UnsafePath as exc:

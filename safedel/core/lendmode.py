@@ -81,3 +81,16 @@ def lend(name, st, bits, dir_fd=None):
     if stat.S_IMODE(st.st_mode) & bits == bits:
         return None
     return Loan(name, st, bits, dir_fd)
+
+
+def lend_for_move(name, dir_fd=None):
+    """A Loan of u+wx to a directory this process owns but may not write, for a rename
+    to another parent (which rewrites the directory's '..'); None when it needs none
+    or is not this process's to lend. (A set-group-ID bit the kernel clears on the way
+    there stays lost: the kernel's rmdir would have removed the directory outright.)"""
+    if os.geteuid() == 0:
+        return None
+    st = os.lstat(name, dir_fd=dir_fd)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+        return None
+    return lend(name, st, 0o300, dir_fd)

@@ -9,7 +9,9 @@ import os
 import stat
 import sys
 
-from . import deletion, markers, settings
+# lendmode and rmcheck, used later, are loaded now so that they too work through os as
+# it was at start-up (below).
+from . import deletion, lendmode, markers, rmcheck, rmtrash, settings  # noqa: F401
 from . import pyshim_paths as paths
 from .pyshim import OS_AT_START
 
@@ -114,9 +116,11 @@ def trash(conf, path, target, st=None):
     if target.klass == deletion.PROTECTED:
         deletion.refuse(conf, RUNTIME, target)
         raise PermissionError(errno.EPERM, target.reason, path)
+    # A directory its owner may not write is lent u+wx for the move, as rm does.
+    is_dir = st is not None and stat.S_ISDIR(st.st_mode) and not target.via_link
     try:
         deletion.authorize(conf, RUNTIME, [target])
-        deletion.carry_out(conf, RUNTIME, target)
+        rmtrash.carry_out_lending_write(deletion, conf, RUNTIME, target, is_dir, target.path)
     except deletion.Refused as exc:
         raise PermissionError(errno.EPERM, exc.message, path) from None
     except OSError as exc:

@@ -103,10 +103,22 @@ def last_component(target):
 
 
 def has_entries(directory):
-    """True when directory holds anything. An unreadable one counts as empty: trashing
-    it loses nothing, while rmdir would have needed it empty."""
+    """True when directory holds anything. One this user may not read counts as empty
+    (trashing it loses nothing, while rmdir would have needed it empty), unless its
+    owner, who is lent u+wx to move it, can look: then it is judged as rmdir would."""
     try:
         with os.scandir(directory) as entries:
             return next(entries, None) is not None
     except OSError:
-        return False
+        pass
+    from . import rmcheck
+
+    try:
+        st = os.lstat(directory)
+    except OSError:
+        return False  # gone: the trash says why it cannot be moved
+    user = rmcheck.User()
+    if user.privileged or st.st_uid != user.uid:
+        return False  # no one to lend a look: rmdir's answer cannot be told
+    # A look the owner cannot lend (see empty_despite_mode) counts as not empty.
+    return not rmcheck.empty_despite_mode(directory, st, user, None)

@@ -58,6 +58,11 @@ def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
         # Missing, a symlink, a file: the original reports it exactly as it would have
         # (onerror with os.lstat, os.path.islink, os.scandir ...) and deletes nothing.
         return _call_original(*call)
+    if not target.via_link and not _may_open(target.path):
+        # rmtree opens the directory to list it: one this user may not read fails right
+        # there, before anything is deleted, and the original says so in its own words.
+        # (Trashing it would lend its owner u+wx and succeed where rmtree cannot.)
+        return _call_original(*call)
     sys.audit("shutil.rmtree", *((path, dir_fd) if sys.version_info >= (3, 11) else (path,)))
     handling = _handling.__dict__.setdefault("refused", {})
     key = target.given
@@ -76,6 +81,17 @@ def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
         finally:
             if first:
                 del handling[key]
+
+
+def _may_open(directory):
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except PermissionError:
+        return False
+    except OSError:
+        return True  # not a permission matter: the trash meets it and says why
+    os.close(fd)
+    return True
 
 
 def _report(original, path, onerror, onexc, exc):

@@ -70,21 +70,24 @@ def apply(tool, runtime, items, opts, what=b"cannot remove"):
 
 
 def _carry_out_lending_write(deletion, conf, runtime, target, item):
+    # An entry reached by descriptor (past PATH_MAX) is named relative to its parent.
+    name, dir_fd = (target.name, target.parent_fd) if item.at else (target.path, None)
+    return carry_out_lending_write(deletion, conf, runtime, target, item.is_dir, name, dir_fd)
+
+
+def carry_out_lending_write(deletion, conf, runtime, target, is_dir, name, dir_fd=None):
     """Carry out target; a directory its owner may not write gets u+wx for the rename.
 
     Moving a directory to another parent rewrites its '..', so the kernel wants write
-    permission on it, where GNU's rmdir needs none (`mkdir -m0 d; rm -rf d` works).
-    The mode is put back on the directory inside the trash, or in place on failure.
+    permission on it, where the kernel's rmdir needs none (`mkdir -m0 d; rm -rf d`
+    works). The mode is put back on the directory inside the trash, or in place on
+    failure. Shared by the rm family and the Python shim (name, dir_fd: where the entry is).
     """
     loan = None
-    # An entry reached by descriptor (past PATH_MAX) is named relative to its parent.
-    name, dir_fd = (target.name, target.parent_fd) if item.at else (target.path, None)
-    if target.klass == deletion.TRASH and item.is_dir and os.geteuid() != 0:
-        st = os.lstat(name, dir_fd=dir_fd)
-        if st.st_uid == os.geteuid() and st.st_mode & 0o300 != 0o300:
-            from .lendmode import lend
+    if target.klass == deletion.TRASH and is_dir:
+        from .lendmode import lend_for_move
 
-            loan = lend(name, st, 0o300, dir_fd)
+        loan = lend_for_move(name, dir_fd)
     outcome = None
     try:
         outcome = deletion.carry_out(conf, runtime, target)
