@@ -116,8 +116,11 @@ def trash(conf, path, target, st=None):
     if target.klass == deletion.PROTECTED:
         deletion.refuse(conf, RUNTIME, target)
         raise PermissionError(errno.EPERM, target.reason, path)
-    # A directory its owner may not write is lent u+wx for the move, as rm does.
+    # A directory its owner may not write is lent u+wx for the move, as rm does; one
+    # with entries is not: rmtree could not have emptied it, and fails the same way.
     is_dir = st is not None and stat.S_ISDIR(st.st_mode) and not target.via_link
+    if is_dir and st.st_mode & 0o300 != 0o300:
+        is_dir = not paths.has_entries(target.path)
     try:
         deletion.authorize(conf, RUNTIME, [target])
         rmtrash.carry_out_lending_write(deletion, conf, RUNTIME, target, is_dir, target.path)

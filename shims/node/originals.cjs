@@ -7,6 +7,7 @@ const fs = require('fs');
 
 module.exports = {
   closeSync: fs.closeSync,
+  fchmodSync: fs.fchmodSync,
   fstatSync: fs.fstatSync,
   lstatSync: fs.lstatSync,
   mkdirSync: fs.mkdirSync,

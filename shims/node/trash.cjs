@@ -11,6 +11,7 @@ const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_CLOEXEC = 0 } = fs.constant
 const INFO_FLAGS = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 
 const { lstatSync, openSync, writeSync, closeSync } = require('./originals.cjs');
+const { fchmodSync, fstatSync, readdirSync } = require('./originals.cjs');
 const { renameSync, unlinkSync } = require('./originals.cjs');
 
 const roots = require('./trashroots.cjs');
@@ -116,7 +117,7 @@ function trash(target, trashDir, env) {
       } finally {
         closeSync(fd);
       }
-      renameSync(absolute, heldEntry);
+      moveLending(absolute, heldEntry, st);
     } catch (err) {
       try {
         unlinkSync(heldInfo);
@@ -126,6 +127,58 @@ function trash(target, trashDir, env) {
       throw failure(err, 'cannot move it into the trash');
     }
     return { trashPath: entry, infoPath, kind: kindOf(st) };
+  }
+}
+
+const DIR_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+// Moving a directory to another parent rewrites its '..', so the kernel wants u+w on
+// it, where rmdir needs only the parent's: its owner lends itself u+wx for the rename
+// and gives the mode back inside the trash (or in place on failure). Node has no
+// O_PATH, so the loan goes through a descriptor opened for reading, checked to be the
+// directory judged: one its owner may not read (mode 0) gets none and fails closed.
+// One with entries gets none either: Node could not have emptied it to remove it.
+function moveLending(from, to, st) {
+  const euid = process.geteuid ? process.geteuid() : 0;
+  const mode = st.mode & 0o7777;
+  if (!st.isDirectory() || euid === 0 || st.uid !== euid || (mode & 0o300) === 0o300) {
+    renameSync(from, to);
+    return;
+  }
+  let fd;
+  try {
+    fd = openSync(from, DIR_FLAGS);
+  } catch {
+    renameSync(from, to); // no loan: the kernel's own answer stands
+    return;
+  }
+  try {
+    const now = fstatSync(fd);
+    if (now.dev !== st.dev || now.ino !== st.ino) {
+      throw Object.assign(new Error('ESTALE: stale file handle'), { code: 'ESTALE' });
+    }
+    if (readdirSync(`/proc/self/fd/${fd}`).length > 0) {
+      renameSync(from, to);
+      return;
+    }
+    fchmodSync(fd, mode | 0o300);
+    try {
+      renameSync(from, to);
+    } finally {
+      giveBack(fd, mode);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// On the directory, wherever it now is. Its owner's fchmod does not fail short of an I/O
+// error, and a throw here would call a directory already in the trash not moved.
+function giveBack(fd, mode) {
+  try {
+    fchmodSync(fd, mode);
+  } catch {
+    // The directory keeps u+wx; it is still safe, in the trash or in place.
   }
 }
 
