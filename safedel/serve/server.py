@@ -14,6 +14,7 @@ import socket
 import sys
 import tempfile
 import threading
+import time
 import traceback
 
 from .. import __version__, materialize
@@ -121,8 +122,11 @@ class Server:
             runs = list(self.runs.values())
         for run in runs:
             run.kill(signal.SIGTERM)
+        # One deadline for all: a client that stops reading blocks each run's report,
+        # and waiting the full grace run after run would hold SIGTERM for minutes.
+        deadline = time.monotonic() + KILL_GRACE_MS / 1000 + 25
         for run in runs:
-            run.reported.wait(KILL_GRACE_MS / 1000 + 25)
+            run.reported.wait(max(0.0, deadline - time.monotonic()))
         self.forks.close()
 
 
