@@ -1,16 +1,18 @@
 """A command under `safedel run` cannot leave its run by moving the places safedel looks
 in: with SAFEDEL_STATE_DIR, HOME and XDG_STATE_HOME pointed at directories it controls
 (empty, or holding a pointer folder of their own), and SAFEDEL_RUN_ID emptied, rm,
-Python and Node still delete under the run's threshold, turn, ledger and report
-(core/runpointer.py)."""
+Python, Node and the net still delete under the run's threshold, turn, ledger and
+report (core/runpointer.py)."""
 
 import os
 import subprocess
 import sys
 
 import pytest
-from conftest import last_markers, require
+from conftest import IN_CI, last_markers, require
 from resultschema import valid_result
+
+from safedel.net import kernel_supports
 
 # The threshold is the default, 50; each escape tries to lift it to 999 for itself.
 ESCAPES = {
@@ -28,7 +30,16 @@ DELETERS = {
         'node -e \'const fs = require("fs"); '
         'for (const n of fs.readdirSync(".").sort()) fs.rmSync(n)\''
     ),
+    # No shim sees busybox's own rm: the net judges it, in `safedel run` itself.
+    "net": "/bin/busybox sh -c 'for f in f*; do /bin/busybox rm -f \"$f\" || exit 1; done'",
 }
+
+
+def require_net():
+    require("/bin/busybox")
+    ok, why = kernel_supports()
+    if not ok:
+        (pytest.fail if IN_CI else pytest.skip)(f"the net is required: {why}")
 
 
 def run(sandbox, command):
@@ -56,8 +67,10 @@ def attacker_dirs(sandbox, planted):
 @pytest.mark.parametrize("escape", sorted(ESCAPES))
 @pytest.mark.parametrize("deleter", sorted(DELETERS))
 def test_the_51st_deletion_is_refused_whatever_the_command_moves(sandbox, deleter, escape, planted):
-    if deleter != "rm":
+    if deleter in ("node", "python"):
         require("node" if deleter == "node" else "python3")
+    if deleter == "net":
+        require_net()
     x, y = attacker_dirs(sandbox, planted)
     for n in range(60):
         (sandbox.work / f"f{n + 10}").write_text("x")
