@@ -154,6 +154,7 @@ def serve_socket(path, allow_unprotected=False):
             threading.Thread(target=server.serve_connection, args=(conn,), daemon=True).start()
     finally:
         server.shutdown()
+        _settled()
         listener.close()
         try:
             os.unlink(path)
@@ -196,10 +197,24 @@ def serve_stdio(allow_unprotected=False):
             pass
     finally:
         server.shutdown()
+        _settled()
         shutil.rmtree(private, ignore_errors=True)
     return 0
 
 
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
 def _on_signals(callback):
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    for signum in ENDING_SIGNALS:
         signal.signal(signum, lambda *_: callback())
+
+
+def _settled():
+    """Every run is ended and reported: a second SIGTERM now has nothing left to do.
+
+    Python puts the default action back for handled signals while it finalizes, so a
+    supervisor that repeats its SIGTERM would turn a clean exit into death by signal.
+    """
+    for signum in ENDING_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)

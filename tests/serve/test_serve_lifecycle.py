@@ -2,6 +2,7 @@
 
 import os
 import signal
+import time
 
 from servekit import Raw, Served, gone, wait_for
 
@@ -30,6 +31,23 @@ def test_sigterm_ends_every_tree_and_removes_the_socket(sandbox):
     assert not os.path.exists(served.path)
     exits = [e for e in raw.events if e["command"] == "ProcessExit"]
     assert len(exits) == 2 and all(e["data"]["interrupted"] for e in exits)
+
+
+def test_sigterm_repeated_until_it_exits_is_still_a_clean_exit(sandbox):
+    """A supervisor that repeats SIGTERM while the server ends gets exit 0, not -15."""
+    served = Served(sandbox)
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession")
+    pids = _start_tree(raw, "r1")
+    sent = 0
+    while served.proc.poll() is None:
+        served.proc.send_signal(signal.SIGTERM)
+        sent += 1
+        time.sleep(0.001)
+    assert sent > 1  # the later ones reached a server that was already ending
+    assert served.stop() == 0
+    assert all(gone(pid) for pid in pids)
+    assert not os.path.exists(served.path)
 
 
 def test_kill_9_then_a_new_server_on_the_same_path(sandbox):
