@@ -65,6 +65,23 @@ def plus(reference, seconds):
     return Budget(f"≤ {reference} + {fmt(seconds)}", reference, extra=seconds)
 
 
+def round_by_round(factor):
+    """A budget on a row of per-round ratios (RATIO unit): each round's pair ran back to
+    back, so a swing of the machine between rounds moves both sides of one ratio."""
+    return Budget(f"≤ {factor:g} ×, round by round", extra=factor)
+
+
+RATIO = "ratio per round"
+
+
+def paired(numerator, denominator):
+    """The per-round ratios of two sample lists from one interleave, or the error."""
+    for samples in (numerator, denominator):
+        if isinstance(samples, Exception):
+            return samples
+    return [a / b for a, b in zip(numerator, denominator) if b > 0]
+
+
 def absolute(seconds, what=""):
     return Budget(f"≤ {fmt(seconds)}{what}", extra=seconds)
 

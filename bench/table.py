@@ -8,7 +8,7 @@ import sys
 import time
 
 from .harness import tool
-from .rows import ANCHOR, UNAVAILABLE, fmt
+from .rows import ANCHOR, RATIO, UNAVAILABLE, fmt, times_text
 
 COLUMNS = ("workload", "subject", "median", "p99", "min", "max", "n", "compared", "budget")
 
@@ -86,7 +86,8 @@ def _cells(row):
     if stats is None:
         figures = [f"unavailable: {row.reason}", "—", "—", "—", "0"]
     else:
-        figures = [fmt(stats.median), fmt(stats.p99), fmt(stats.min), fmt(stats.max)]
+        shown = times_text if row.unit == RATIO else fmt
+        figures = [shown(stats.median), shown(stats.p99), shown(stats.min), shown(stats.max)]
         figures.append(str(stats.n))
     if row.budget is not None:
         budget = f"{row.budget.text}: **{row.status}**"

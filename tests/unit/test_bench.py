@@ -113,6 +113,8 @@ EXPECTED = {
         "safedel run --net off -- true: CPU time",
         "10,000 temp files, net on: CPU time",
         "10,000 temp files, --net off: CPU time",
+        "10,000 temp files, net on ÷ off",
+        "10,000 temp files, net on ÷ off: CPU time",
         "/bin/rm -rf of 1,000 files under dash, through the net",
         "rm -rf of 1,000 files, through the rm shim",
     ],
