@@ -6,18 +6,20 @@
   ever delete for real there or in exempt roots, so a shim's own call is recognised
   by where it points, not by who makes it: no per-process mark to forge or to lose
   across exec. What a trash holds (`files/`) and the report are judged like any path;
-- exempt roots (the temp directory by default), judged on the real path;
+- exempt roots (the temp directory by default), judged on the real path, outside
+  every workspace root nearer than them, and on their own mount (see exempt);
 - the git dir of the repository a git process works in (locks, gc, prune), never a
   nested repository's `.git` (see gitcaller);
-- anything inside an ignored build tree (see ignored);
+- anything inside an ignored build tree (see ignored) on the work tree's own mount
+  (see mounts);
 - a file git itself deletes whose content is the blob HEAD has at that path (see
   gitblobs), and the empty directories git prunes after it.
 """
 
 import os
 
-from ..core import trashdirs
-from . import gitblobs, gitcaller, ignored, target
+from ..core import trashdirs, workspace
+from . import exempt, gitblobs, gitcaller, ignored, mounts, target
 
 _TRASH_CACHES = (b"directorysizes", b"safedel-catalog")
 
@@ -31,52 +33,38 @@ class Places:
         self._trashes = _prefixes(trashes)
         self._state = _prefixes([settings.state_dir])
         self._report = os.path.realpath(settings.report) if settings.report else None
-        self._exempt = _prefixes(settings.exempt)
-        self._exempt_ids = _identities(self._exempt)
+        # The run's own roots (its settings), never what the command's environment says.
+        roots = workspace.root_paths(handed=settings.workspace_roots or "")
+        self._exempt = exempt.Exempt(settings.exempt, roots)
+        self._exempt_prefixes = self._exempt.prefixes
         self._uid = str(os.getuid())
-        roots = environ.get("SAFEDEL_WORKSPACE_ROOTS") or ""
-        anchors = [r for r in roots.split(os.pathsep) if r] + [os.getcwd()]
-        self._anchors = [os.path.realpath(a) for a in anchors]
-        self._ignored = {}  # real parent directory -> inside an ignored build tree?
+        self._anchors = [os.path.realpath(a) for a in (*roots, os.getcwd())]
+        self._ignored = {}  # real parent directory -> does git call it a build tree?
+        self._build_mounts = mounts.Boundaries(lambda parent: [self._top(parent)])
         self._repos = {}  # directory -> its work tree top, or None
         self._git_dirs = {}  # (cwd, GIT_DIR) of a git process -> its git dirs
         self._blobs = gitblobs.Blobs()
 
-    def left_to_kernel(self, path, tid, parent=None):
+    def left_to_kernel(self, path, tid, parent, st):
         """A short reason when the kernel should do this deletion itself, else None.
-        parent: os.path.dirname(path), when the caller has it already."""
+        parent: os.path.dirname(path); st: the stat of the directory the call acts in."""
         # First the commonest answer (temp files); the order changes no outcome.
-        if path.startswith(self._exempt):
-            return "exempt"  # path is real already: its parent came from the kernel
-        if parent is None:
-            parent = os.path.dirname(path)
+        # path is real already: its parent came from the kernel.
+        if path.startswith(self._exempt_prefixes) and self._exempt.covers(path, parent, st):
+            return "exempt"
         if self._own_bookkeeping(path, parent):
             return "safedel's own files"
         parts = parent.split(os.sep)
         if ".git" in parts:
             return "git's own bookkeeping" if self._in_callers_git_dir(path, tid) else None
-        if self._ignored_tree(parent):
+        if self._ignored_tree(parent, st):
             return "inside an ignored build tree"
         return None
 
-    def is_exempt_root(self, head, st):
-        """Whether the parent of a call is an exempt root itself: the commonest call (a
-        compiler's /tmp/ccXXXX.o) is decided without opening the parent and reading its
-        path back. head: the parent as the caller spelled it; st: its stat, reached by
-        the caller's own walk. A root is known by its identity, and it must still be the
-        directory at its path: when head spells that path, the caller's walk just
-        showed it is; else one stat of the root shows it. Otherwise left_to_kernel
-        decides, by path."""
-        root = self._exempt_ids.get((st.st_dev, st.st_ino))
-        if root is None:
-            return False
-        if head == root:
-            return True
-        try:
-            now = os.stat(root)
-        except OSError:
-            return False
-        return now.st_ino == st.st_ino and now.st_dev == st.st_dev
+    def is_exempt_root(self, head, st, name):
+        """Whether a call straight inside an exempt root is exempt, told by the parent's
+        identity alone (see exempt.Exempt.is_root); otherwise left_to_kernel decides."""
+        return self._exempt.is_root(head, st, name)
 
     def git_can_restore(self, found, tid):
         """When git itself deletes content it stores (found.inspect() done)."""
@@ -122,13 +110,15 @@ class Places:
         dirs = gitcaller.git_dirs_of(tid, self._git_dirs)
         return any(path.startswith(d + os.sep) for d in dirs)
 
-    def _ignored_tree(self, parent):
+    def _ignored_tree(self, parent, st):
+        # git's verdict is about the path (kept across a rebuild that makes build/
+        # anew); the mount is about the directory now there (see mounts).
         known = self._ignored.get(parent)
         if known is None:
             if len(self._ignored) > 4096:
                 self._ignored.clear()
             known = self._ignored[parent] = self._ask_git(parent)
-        return known
+        return known and self._build_mounts.same_mount(parent, st)
 
     def _ask_git(self, parent):
         top = self._top(parent)
@@ -156,19 +146,6 @@ class Places:
 def _prefixes(roots):
     """'root/' for each real root: a path strictly inside starts with one of them."""
     return tuple(os.path.realpath(r).rstrip(os.sep) + os.sep for r in roots if r)
-
-
-def _identities(prefixes):
-    """(st_dev, st_ino) -> path (bytes) of each root that exists, from 'root/'."""
-    found = {}
-    for prefix in prefixes:
-        root = prefix[:-1] or os.sep
-        try:
-            st = os.stat(root)
-        except OSError:
-            continue
-        found[(st.st_dev, st.st_ino)] = os.fsencode(root)
-    return found
 
 
 def _is_git(tid):

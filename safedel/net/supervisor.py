@@ -131,7 +131,7 @@ class Supervisor:
             parent = os.stat(located[0])
         except OSError:
             parent = None  # resolve() below meets the same error and answers it
-        if parent is not None and self._places.is_exempt_root(located[3], parent):
+        if parent is not None and self._places.is_exempt_root(located[3], parent, located[1]):
             channel.answer(notif_id, proceed=True)
             return
         try:
@@ -144,7 +144,9 @@ class Supervisor:
             # Each answer that leaves the call to the kernel reasons on found.parent, a
             # path in safedel's mount namespace. It holds only when that is the very
             # directory the call acts in; otherwise the call is judged like any other.
-            exempt = self._places.left_to_kernel(found.path, tid, found.parent)
+            if parent is None:
+                parent = os.fstat(found.parent_fd)
+            exempt = self._places.left_to_kernel(found.path, tid, found.parent, parent)
             if exempt and found.acts_here(parent):
                 channel.answer(notif_id, proceed=True)
                 return

@@ -1,0 +1,83 @@
+"""Which calls the net leaves to the kernel for being in an exempt root (the temp dir).
+
+The same rule as every shim's (core.workspace.location): the nearest enclosing root
+decides. A project cloned under the temp dir and used as the run's workspace is a
+workspace, its files are trashed; a workspace that is the temp dir, or holds it (a
+run started in /tmp or in ~), leaves the temp dir exempt. Only the workspace roots
+strictly inside an exempt root can take anything from it, so those are found once,
+and a path under none of them (nearly every temp file) costs one more startswith.
+
+A path under an exempt root is exempt only on the root's own mount (see mounts): a
+bind mount of a project at /tmp/x is judged like any other path.
+"""
+
+import os
+
+from ..core import workspace
+from . import mounts
+
+
+class Exempt:
+    def __init__(self, exempt_roots, workspace_roots):
+        real = [os.path.realpath(r).rstrip(os.sep) or os.sep for r in exempt_roots if r]
+        self._real = tuple(real)
+        # 'root/' per root: a path strictly inside starts with one of them.
+        self.prefixes = tuple(r.rstrip(os.sep) + os.sep for r in real)
+        self._ids = _identities(real)
+        inner = [w for w in workspace_roots if w.startswith(self.prefixes)]
+        self._workspace = tuple(workspace_roots)
+        self._inner = tuple(w.rstrip(os.sep) + os.sep for w in inner)
+        self._inner_roots = frozenset(inner)
+        # The names, straight inside an exempt root, that are workspace roots: the fast
+        # path's only look at them (rmdir of a workspace made in /tmp).
+        self._inner_names = frozenset(
+            os.fsencode(os.path.basename(w)) for w in inner if os.path.dirname(w) in real
+        )
+        self._boundaries = mounts.Boundaries(self._above)
+
+    def is_root(self, head, st, name):
+        """Whether the parent of a call is an exempt root itself, and its entry name is
+        not a workspace root: the commonest call (a compiler's /tmp/ccXXXX.o) is decided
+        without opening the parent and reading its path back. head: the parent as the
+        caller spelled it; st: its stat, reached by the caller's own walk. A root is
+        known by its identity, and it must still be the directory at its path: when
+        head spells that path, the caller's walk just showed it is; else one stat of
+        the root shows it. No mount can lie between a root and itself."""
+        root = self._ids.get((st.st_dev, st.st_ino))
+        if root is None or name in self._inner_names:
+            return False
+        if head == root:
+            return True
+        try:
+            now = os.stat(root)
+        except OSError:
+            return False
+        return now.st_ino == st.st_ino and now.st_dev == st.st_dev
+
+    def covers(self, path, parent, st):
+        """Whether path (real, strictly inside an exempt root: path.startswith(prefixes))
+        is exempt: in no workspace root nearer than its exempt root, and its parent
+        (st: the directory the caller acts in) on the mount of an exempt root above."""
+        if self._inner and (path.startswith(self._inner) or path in self._inner_roots):
+            where = workspace.location(path, self._workspace, self._real)
+            if where != workspace.EXEMPT:
+                return False
+        return self._boundaries.same_mount(parent, st)
+
+    def _above(self, parent):
+        """The exempt roots holding parent (or being it), nearest first."""
+        inside = parent + os.sep
+        above = [r for r, p in zip(self._real, self.prefixes) if inside.startswith(p)]
+        return sorted(above, key=len, reverse=True)
+
+
+def _identities(roots):
+    """(st_dev, st_ino) -> path (bytes) of each root that exists."""
+    found = {}
+    for root in roots:
+        try:
+            st = os.stat(root)
+        except OSError:
+            continue
+        found[(st.st_dev, st.st_ino)] = os.fsencode(root)
+    return found

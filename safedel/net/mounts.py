@@ -1,0 +1,80 @@
+"""Whether a directory lies on the very mount of a root above it, with no mount between.
+
+The net leaves a call to the kernel for being in the temp dir or in an ignored build
+tree by where its parent directory lies under a root (an exempt root, a work tree's
+top). A path says nothing about mounts: `mount --bind ~/proj /tmp/x`, or a project
+bind-mounted over an ignored `build/`, puts someone's files at a path that looks
+exempt. So the parent must sit on the same mount as the root (the kernel's mount id,
+`mnt_id:` in /proc/self/fdinfo, which O_PATH descriptors have too). A mount between
+them, whatever it holds (a docker volume on node_modules, a tmpfs, a bind mount of a
+project), makes the call judged like any other: safedel cannot tell a cache volume
+from someone's project.
+
+Both are looked at in safedel's own mount namespace, by path, and the parent only when
+it is the directory the caller acts in (its device and inode): a caller in another
+namespace may spell a different directory with the same path.
+"""
+
+import os
+
+_DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
+_LIMIT = 4096
+
+
+def mount_id(fd):
+    """The kernel's id of the mount the descriptor fd lies on."""
+    info = os.open(b"/proc/self/fdinfo/%d" % fd, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data = os.read(info, 4096)
+    finally:
+        os.close(info)
+    start = data.index(b"mnt_id:") + 7
+    return int(data[start : data.index(b"\n", start)])
+
+
+def _mount_of(path, st=None):
+    """The mount id of the directory at path, or None when it is not there, or is not
+    the directory st describes."""
+    try:
+        fd = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return None
+    try:
+        if st is not None:
+            mine = os.fstat(fd)
+            if (mine.st_dev, mine.st_ino) != (st.st_dev, st.st_ino):
+                return None
+        return mount_id(fd)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+
+
+class Boundaries:
+    """Verdicts remembered by the parent's path and identity: a mount made mid-run at
+    (or above) the parent changes what the path leads to, so it asks afresh. A path
+    that still leads to the same directory leads to the same data, even through a new
+    mount of it."""
+
+    def __init__(self, roots_of):
+        self._roots_of = roots_of  # parent -> the real roots above it, nearest first
+        self._known = {}
+
+    def same_mount(self, parent, st):
+        """Whether parent (a real path; st: the stat of the directory the caller acts
+        in) lies on the mount of one of its roots."""
+        key = (parent, st.st_dev, st.st_ino)
+        known = self._known.get(key)
+        if known is None:
+            if len(self._known) > _LIMIT:
+                self._known.clear()
+            known = self._known[key] = self._ask(parent, st)
+        return known
+
+    def _ask(self, parent, st):
+        here = _mount_of(parent, st)
+        if here is None:
+            return False  # not the caller's directory here: judge the call
+        # A root's own mount is read now, not at start: one mounted over mid-run moves it.
+        return any(_mount_of(root) == here for root in self._roots_of(parent))
