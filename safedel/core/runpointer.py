@@ -97,6 +97,9 @@ def open_place(root, parts, create):
 def point(values):
     """Leave this process's pointers to its run in every place that takes one; OSError
     if none does (then nothing under the run could find it, and the run must not start)."""
+    # The walk starts at the process itself (a served run's pointer is its root's own):
+    # what this process's own settings are bound by is settled before its pointer is.
+    enclosing()
     key = pid_key(os.getpid())
     if key is None:
         return
@@ -126,12 +129,14 @@ def unpoint():
 
 # The enclosing run of this process, by pid: ancestors never change but by dying (an
 # orphan's new parent was already an ancestor), and a run's pointer exists before any of
-# its descendants, so neither a run found nor none found goes stale.
+# its descendants, so neither a run found nor none found goes stale. The walk starts at
+# the process itself: the root of a run `safedel serve` started carries its run's
+# pointer (serve/pointers.py), written before its exec.
 _enclosing = {}
 
 
 def enclosing():
-    """The pointer of the nearest `safedel run` above this process (a dict), or None."""
+    """The pointer of the nearest run at or above this process (a dict), or None."""
     if not sys.platform.startswith("linux"):
         return None
     pid = os.getpid()
@@ -146,7 +151,7 @@ def _search():
     pending, directories = places(), []
     _open_next(pending, directories)
     try:
-        pid = os.getppid()
+        pid = os.getpid()
         for _ in range(MAX_DEPTH if directories else 0):
             found = _stat(pid)
             if pid <= 1 or found is None:

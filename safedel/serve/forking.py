@@ -25,6 +25,7 @@ from . import forkserver
 
 CLONE = {"x86_64": 56, "aarch64": 220}  # clone's syscall number
 RESTART_SECONDS = 1.0
+POINTER_PLACES = 3  # at most one folder per place of core/runpointer.py
 
 
 class Lost(Exception):
@@ -42,11 +43,19 @@ class ForkServer:
         self.pid = None
 
     def spawn(self, installer, program, argv, env, setsigdef=(), file_actions=(), setsid=False):
-        """net.spawn.spawn's contract: through the fork server when it is up."""
+        """net.spawn.spawn's contract: through the fork server when it is up. An
+        installer of serve/pointers.py also has the child leave the run's pointer, and
+        may ask for no filter (a run without the net)."""
         encoded = encode(file_actions) if setsid else None
         if encoded is not None and self._ready():
+            pointer = getattr(installer, "pointer", None)
+            how = (
+                None if pointer is None else pointer.data,
+                [] if pointer is None else pointer.fds,
+                getattr(installer, "filtered", True),
+            )
             try:
-                return self._run(program, argv, env, setsigdef, encoded)
+                return self._run(program, argv, env, setsigdef, encoded, how)
             except Lost:
                 self._died.set()
         return direct.spawn(installer, program, argv, env, setsigdef, file_actions, setsid)
@@ -64,13 +73,15 @@ class ForkServer:
                 threading.Thread(target=self._keep, args=(machine,), daemon=True).start()
         return False
 
-    def _run(self, program, argv, env, setsigdef, encoded):
+    def _run(self, program, argv, env, setsigdef, encoded, how):
         actions, passed = encoded
-        body = marshal.dumps((program, argv, env, tuple(setsigdef), actions))
-        message = forkserver.HEAD.pack(len(body), 1 + len(passed)) + body
+        pointer, folders, filtered = how
+        command = (program, argv, env, tuple(setsigdef), actions, pointer, len(folders), filtered)
+        body = marshal.dumps(command)
+        message = forkserver.HEAD.pack(len(body), 1 + len(passed) + len(folders)) + body
         ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
-            fds = array.array("i", [theirs.fileno(), *passed]).tobytes()
+            fds = array.array("i", [theirs.fileno(), *passed, *folders]).tobytes()
             try:
                 with self._lock:
                     sock = self._sock
@@ -233,6 +244,6 @@ def encode(file_actions):
             made.add(action[1])
         else:
             return None
-    if len(passed) >= forkserver.MAX_FDS:
+    if len(passed) >= forkserver.MAX_FDS - POINTER_PLACES:
         return None
     return encoded, passed

@@ -5,15 +5,18 @@ standard library only, so it stays a few MB and its fork costs a fraction of the
 server's (a threaded process of some 20 MB whose every child runs Python until exec).
 
 The server first sends the filter (program bytes, length, syscall numbers, whether to
-set no_new_privs), then one message per run: argv, environment, signals to reset and
-file actions, with a reply socket and the descriptors the actions name passed by
-SCM_RIGHTS. For each run it clones a child with CLONE_PARENT, so the child is the
-server's own (its wait, pidfd, subreaper and tree kill are those of any run), and goes
-back to waiting. The child leaves for a session of its own, applies the actions (a pty
-opened then becomes its controlling terminal), installs no_new_privs and the filter,
+set no_new_privs), then one message per run: argv, environment, signals to reset, file
+actions, the run's pointer and whether the run is under the net, with a reply socket,
+the descriptors the actions name and the pointer's folders passed by SCM_RIGHTS. For
+each run it clones a child with CLONE_PARENT, so the child is the server's own (its
+wait, pidfd, subreaper and tree kill are those of any run), and goes back to waiting.
+The child leaves for a session of its own, applies the actions (a pty opened then
+becomes its controlling terminal), writes the run's pointer (serve/pointers.py: the
+processes of the run find their run from it), installs no_new_privs and the filter,
 sends b"L" with the listener and its pid on the reply socket (b"E" and the errno when
-the kernel refused the filter), and execs; an exec that fails sends b"X" and the
-errno. A reply socket that closes with nothing on it means nothing ran.
+the kernel refused the filter, b"N" for a run without the net), and execs; an exec
+that fails, or a pointer that no folder took, sends b"X" and the errno. A reply socket
+that closes with nothing on it means nothing ran.
 
 It dies with the server: SIGKILL as parent-death signal, EOF on its socket.
 """
@@ -42,6 +45,7 @@ SECCOMP_SET_MODE_FILTER = 1
 FLAG_NEW_LISTENER = 1 << 3
 FLAG_WAIT_KILLABLE_RECV = 1 << 5
 EINVAL = 22
+POINTER_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def receive(sock):
@@ -109,7 +113,9 @@ class Kernel:
 
 
 def child(kernel, reply, command, passed):  # pragma: no cover (leaves by exec or _exit)
-    program, argv, env, setsigdef, actions = command
+    program, argv, env, setsigdef, actions, pointer, folders, filtered = command
+    if folders:
+        passed, folders = passed[:-folders], passed[-folders:]
     pid = os.getpid()
     try:
         os.setsid()
@@ -125,8 +131,12 @@ def child(kernel, reply, command, passed):  # pragma: no cover (leaves by exec o
                 else:
                     os.dup2(opened, target)
                     os.close(opened)
-        fd = kernel.install()
-        if fd >= 0:
+        if pointer is not None:
+            leave(folders, pointer)
+        fd = kernel.install() if filtered else None
+        if fd is None:
+            reply.sendall(REPLY.pack(b"N", 0, pid))
+        elif fd >= 0:
             rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, INT.pack(fd))]
             reply.sendmsg([REPLY.pack(b"L", 0, pid)], rights)
             os.close(fd)  # the command must never hold its own listener
@@ -142,6 +152,34 @@ def child(kernel, reply, command, passed):  # pragma: no cover (leaves by exec o
             pass
     finally:
         os._exit(127)
+
+
+def leave(folders, data):  # pragma: no cover (runs in the child)
+    """Write the run's pointer (serve/pointers.py) into each folder (descriptors);
+    OSError when none took it. Plain os calls only: this runs in the fork server's
+    child and in a child forked from the threaded server (the direct fork)."""
+    fd = os.open("/proc/self/stat", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        stat = os.read(fd, 2048)
+    finally:
+        os.close(fd)
+    # The command name (field 2) may hold spaces and ')': count after the last ')'.
+    start = stat[stat.rindex(b")") + 2 :].split()[19].decode("ascii")
+    key = f"{os.getpid()}-{start}"
+    written, failure = False, None
+    for folder in folders:
+        try:
+            # No symlink followed; the command never inherits the file.
+            out = os.open(key, POINTER_FLAGS, 0o600, dir_fd=folder)
+            try:
+                os.write(out, data)
+            finally:
+                os.close(out)
+            written = True
+        except OSError as exc:
+            failure = failure or exc
+    if not written:
+        raise failure or OSError(2, "no place for the run's pointer")
 
 
 def main():

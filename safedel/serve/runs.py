@@ -21,7 +21,7 @@ from ..core import settings as core_settings
 from ..core.guard import CONFIRM
 from ..core.outside import KIND as OUTSIDE
 from ..executor import capture, captured, process, result, tree, view
-from . import protocol, sessions, terminal
+from . import pointers, protocol, sessions, terminal
 
 DRAIN_SECONDS = 1.0
 ASKING = (CONFIRM, OUTSIDE)  # the signal kinds the user can answer
@@ -72,8 +72,9 @@ class ServedRun:
     def start(self):
         """Spawn the command; OSError (as a ProtocolError upstream) if it cannot be."""
         protected = not self.spec["unprotected"]
+        self.pointer = None
         if protected:
-            self._record()
+            self.pointer = self._record()
             sessions.open_turn(self.session, self.env)
             self.server.watch.add(self, self.env["SAFEDEL_STATE_DIR"], self.session.id)
             self.offset = runstate.report_size(self.env)
@@ -88,12 +89,23 @@ class ServedRun:
         )
 
         self.net = self._net()
+        forks, pointer = self.server.forks, self.pointer
         if self.net is not None:
-            self.net.fork = self.server.forks.spawn  # a small process forks it
+            self.net.fork = forks.spawn  # a small process forks it
+            if pointer is not None:  # and its child leaves the pointer before the filter
+
+                def fork(installer, *args):
+                    return forks.spawn(pointers.Installer(pointer, installer), *args)
+
+                self.net.fork = fork
 
         def spawn(path, argv, env, file_actions=(), **kw):
             if self.net is not None:
                 return self.net.spawn(path, argv, env, file_actions=actions(file_actions), **kw)
+            if pointer is not None:  # no net, but the pointer before the exec all the same
+                installer = pointers.Installer(pointer)
+                kw["file_actions"] = actions(file_actions)
+                return forks.spawn(installer, path, argv, env, **kw).pid
             return os.posix_spawn(path, argv, env, file_actions=actions(file_actions), **kw)
 
         self.execution.spawn = spawn
@@ -110,6 +122,8 @@ class ServedRun:
             raise
         else:
             self.failed = None
+            if pointer is not None:
+                pointer.started(self.execution.pid)
             # Several trees side by side: only this root's processes are this run's.
             self.execution.tree = tree.Tree(self.execution.pid, exclusive=False)
             self.server.track(self.run_id, self.execution.pid)
@@ -161,13 +175,27 @@ class ServedRun:
         values = {"session": fixed.session, "turn": fixed.turn, "toolCall": fixed.tool_call}
         values.update(threshold=fixed.threshold, turnStart=fixed.turn_start, pid=os.getpid())
         values[runrecord.LEDGER] = runrecord.ledger_names(fixed.session, fixed.turn)
-        runrecord.write(state_dir, self.run_id, values)
+        # The run's ledger and report, whatever state dir the command names for itself.
+        values.update({runrecord.STATE_DIR: fixed.state_dir, runrecord.REPORT: fixed.report})
+        # Found from the process tree by a command that drops SAFEDEL_RUN_ID or moves the
+        # state dir, HOME or XDG_STATE_HOME (pointers.py); opened before the record is
+        # written, so a run that could leave no pointer leaves nothing.
+        pointer = None
+        if sys.platform.startswith("linux"):
+            pointer = pointers.Pointer(dict(values, run=self.run_id))
+        try:
+            runrecord.write(state_dir, self.run_id, values)
+        except BaseException:
+            if pointer is not None:
+                pointer.close()
+            raise
         with self.session.lock:
             if self.session.token_state_dir != state_dir:
                 token = os.path.join(self.server.private, "approval-" + self.session.digest)
                 approval.record(state_dir, self.session.id, approval.ensure_token(token))
                 capture.prune(state_dir)
                 self.session.token_state_dir = state_dir
+        return pointer
 
     def begin(self):
         """After the response is out: stream the output and wait for the end."""
@@ -230,14 +258,16 @@ class ServedRun:
             outcome = self.execution.wait()
             if self.net is not None:
                 self.net.close()
-                # The fork server answers before its child's exec: a failed exec is
-                # known now, and the run did not start, as with a failed spawn.
-                failed = self.server.forks.exec_failure(self.execution.pid)
-                if failed is not None:
-                    outcome = captured._not_started(self.spec["argv"], failed, self.outputs)
+            # The fork server answers before its child's exec: a failed exec is known
+            # now, and the run did not start, as with a failed spawn.
+            failed = self.server.forks.exec_failure(self.execution.pid)
+            if failed is not None:
+                outcome = captured._not_started(self.spec["argv"], failed, self.outputs)
             self.server.untrack(self.run_id)
         else:
             outcome = captured._not_started(self.spec["argv"], self.failed, self.outputs)
+        if self.pointer is not None:
+            self.pointer.remove()
         self._drain_by = time.monotonic() + DRAIN_SECONDS
         self._pumped.acquire()  # the output is read to its end, or drained
         with self._lock:

@@ -38,7 +38,7 @@ class Server:
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.watch = asking.Watch()
-        self.forks = forking.ForkServer()  # starts the runs under the net
+        self.forks = forking.ForkServer()  # starts the runs (Linux)
         leftovers.raise_fd_limit()
         self.records = leftovers.Records(private)
         self.records.end_leftovers()
@@ -54,12 +54,10 @@ class Server:
         self.records.untrack(run_id)
 
     def warm_net(self):
-        """Start the fork server before the first run under the net needs it."""
+        """Start the fork server before the first run needs it: it starts every run on
+        Linux, under the net or not, so that the run's pointer exists before its exec."""
         if sys.platform.startswith("linux"):
-            from ..net.session import prepare
-
-            if prepare(None, self.base_env) is not None:
-                self.forks.warm()
+            self.forks.warm()
 
     def finished(self, run):
         pass  # the run stays listed, so ProcessIsAlive can say it is over

@@ -114,7 +114,9 @@ function search() {
   const pending = places();
   const dirs = [];
   openNext(pending, dirs);
-  let pid = process.ppid;
+  // From the process itself: the root of a run `safedel serve` started carries its
+  // run's pointer, written before its exec (safedel/serve/pointers.py).
+  let pid = process.pid;
   for (let depth = 0; dirs.length && depth < MAX_DEPTH && pid > 1; depth++) {
     const stat = procStat(pid);
     if (stat === null) return null;

@@ -118,7 +118,9 @@ def pointer_folders():
 def test_a_run_points_to_itself_in_every_place_and_leaves_none_behind(sandbox):
     folders = pointer_folders()
     assert f"/tmp/safedel-{os.getuid()}/by-pid" in folders
-    listing = "; ".join(f'grep -l "$SAFEDEL_RUN_ID" {f}/* || echo none' for f in folders)
+    # Other runs' pointers may come and go meanwhile (a file gone between the glob and
+    # grep is an error, not a miss): only what grep lists counts.
+    listing = "; ".join(f'grep -ls "$SAFEDEL_RUN_ID" {f}/* | grep . || echo none' for f in folders)
     result = run(sandbox, listing)
     found = result["stdout"].split()
     assert "none" not in found and len(found) == len(folders), result

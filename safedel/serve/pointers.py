@@ -1,0 +1,91 @@
+"""The run pointer of a served run, left by the run's root process before its exec.
+
+`safedel run` points to its run from its own pid (core/runpointer.py), and the
+processes under it find the pointer by walking up their ancestry: whatever a command
+does to SAFEDEL_RUN_ID, SAFEDEL_STATE_DIR, HOME or XDG_STATE_HOME, it stays bound to
+its run. A served run has no such process of its own between the server and the
+command, so the command's root process carries the pointer: the child that the fork
+server (or the direct fork) starts writes it, keyed by its own pid and start time,
+after setsid and before the filter and the exec. Nothing of the command runs before it
+exists, and a child that cannot write it anywhere execs nothing (the run fails to
+start, as `safedel run` does). The server opens the pointer folders (their ownership
+checked, as runpointer.open_place does) and hands their descriptors to the child; the
+child only opens, writes and closes a file in each. The server removes the pointer
+when the run's root has ended.
+"""
+
+import errno
+import os
+
+from ..core import jsonl, runpointer
+from . import forkserver
+
+
+class Pointer:
+    """One run's pointer: the folders (descriptors) and bytes its root writes."""
+
+    def __init__(self, values):
+        self.data = jsonl.dumps(values).encode("ascii")
+        self.run = values.get("run")
+        self.folders = []  # PrivateDir of each place that opened
+        failure = None
+        for root, parts in runpointer.places():
+            try:
+                self.folders.append(runpointer.open_place(root, parts, create=True))
+            except OSError as exc:
+                failure = failure or exc
+        if not self.folders:
+            # Nothing under the run could find it: the run must not start.
+            raise failure or OSError(errno.ENOENT, "no place for the run's pointer")
+        self.fds = [folder.fd for folder in self.folders]
+        self.key = None
+
+    def started(self, pid):
+        """Right after the spawn: the name the root gave its pointer."""
+        self.key = runpointer.pid_key(pid)
+
+    def remove(self):
+        """Once the run's root has ended: its pointer goes, then the folders close. A
+        root reaped before its start time was read is found by its run id."""
+        try:
+            for folder in self.folders:
+                for name in [self.key] if self.key else self._named_for_run(folder):
+                    try:
+                        folder.unlink(name)
+                    except OSError:
+                        pass
+        finally:
+            self.close()
+
+    def _named_for_run(self, folder):
+        from ..core.runrecord import read_closing
+
+        for name in folder.listdir():
+            try:
+                found = jsonl.loads(read_closing(folder.open(name, os.O_RDONLY)))
+            except (OSError, ValueError):
+                continue
+            if isinstance(found, dict) and found.get("run") == self.run:
+                yield name
+
+    def close(self):
+        for folder in self.folders:
+            folder.close()
+        self.folders, self.fds = [], []
+
+
+class Installer:
+    """What net.spawn.spawn (the direct fork) calls in the child: the pointer first,
+    then the net's filter when the run has it. forking.ForkServer reads the same
+    fields and has its own child do both."""
+
+    def __init__(self, pointer, net_installer=None):
+        self.pointer = pointer
+        self.filtered = net_installer is not None
+        self._net = net_installer
+
+    def install(self):
+        """The listener fd, or -errno (ENOSYS: no filter wanted); OSError when the
+        pointer could not be left (the child then reports a failed start)."""
+        forkserver.leave(self.pointer.fds, self.pointer.data)
+        return self._net.install() if self._net is not None else -errno.ENOSYS
