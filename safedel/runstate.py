@@ -9,8 +9,9 @@ from .core import report, reportfiles
 
 
 def record(options, env, run_id):
-    """Fix the run's session, turn, tool call and threshold where the shims under it
-    read them (core/runrecord.py), and set up the harness's approval token."""
+    """Fix the run's session, turn, tool call, threshold and deletion policy where the
+    shims under it read them (core/runrecord.py), and set up the harness's approval
+    token."""
     from .core import runpointer, runrecord
     from .core import settings as core_settings
     from .executor import capture
@@ -31,6 +32,7 @@ def record(options, env, run_id):
         runrecord.STATE_DIR: fixed.state_dir,
         runrecord.REPORT: fixed.report,
     }
+    values.update(fixed_policy(fixed, env))
     runrecord.write(state_dir, run_id, values)
     # Found from the process tree by a command that drops SAFEDEL_RUN_ID or moves the
     # state dir, HOME or XDG_STATE_HOME (core/runpointer.py).
@@ -40,6 +42,34 @@ def record(options, env, run_id):
 
         token = approval.ensure_token(options["approval_token_file"])
         approval.record(state_dir, fixed.session, token)
+
+
+def fixed_policy(fixed, env):
+    """The record's policy values from the run's settings (fixed): what the run decided,
+    or, for a run inside another, what the enclosing run fixed (settings.load found its
+    record), so a nested `safedel run --workspace /` cannot widen it. The child's
+    SAFEDEL_* variables are set to say the same."""
+    from .core import trashdirs, workspace
+
+    roots = fixed.workspace_roots
+    values = {
+        "workspaceRoots": list(workspace.root_paths(handed=roots)) if roots is not None else None,
+        "exempt": list(fixed.exempt),
+        "outsideWorkspace": fixed.outside_workspace,
+        "trashDir": fixed.trash_dir and os.path.abspath(fixed.trash_dir),
+        "homeTrash": fixed.home_trash or os.path.abspath(os.fsdecode(trashdirs.home_trash(env))),
+    }
+    if values["workspaceRoots"] is None:
+        del values["workspaceRoots"]  # nothing decided them: each process collects its own
+    else:
+        env[workspace.ROOTS_VARIABLE] = os.pathsep.join(values["workspaceRoots"])
+    env["SAFEDEL_EXEMPT"] = os.pathsep.join(values["exempt"])
+    env["SAFEDEL_OUTSIDE_WORKSPACE"] = values["outsideWorkspace"]
+    if values["trashDir"]:
+        env["SAFEDEL_TRASH_DIR"] = values["trashDir"]
+    else:
+        env.pop("SAFEDEL_TRASH_DIR", None)
+    return values
 
 
 def report_size(env):

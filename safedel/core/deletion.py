@@ -115,7 +115,8 @@ def trash_one(settings, runtime, path):
     """Trash an authorized path (or Target) and report it. A TrashFailure is signalled
     (marker, `refuse` event), then raised."""
     try:
-        record = trash.trash(path, settings.trash_dir)
+        home = settings.home_trash and os.fsencode(settings.home_trash)
+        record = trash.trash(path, settings.trash_dir, home)
     except trash.TrashFailure as exc:
         shown = absolute(path)
         if exc.errno == errno.ENOENT and not os.path.lexists(shown):

@@ -1,12 +1,15 @@
 """The record `safedel run` leaves for the processes it starts.
 
 <state>/runs/<run id>/run.json holds the run's session, turn, tool call, threshold,
-state dir and report, fixed when the run started (its pointers, core/runpointer.py,
-hold the same). Shims under the run take these from the record rather than from their
-environment, so a command that sets SAFEDEL_THRESHOLD, SAFEDEL_TURN or
-SAFEDEL_STATE_DIR for itself still deletes under the run's values, and its deletions
-still count in the run's ledger. The record is read without following symlinks, like
-all state; a command that edits it on purpose is beyond what safedel defends against.
+state dir and report, and its deletion policy (workspace roots, exempt roots, the
+outside-workspace choice, the trash), fixed when the run started (its pointers,
+core/runpointer.py, hold the same). Shims under the run take these from the record
+rather than from their environment, so a command that sets SAFEDEL_THRESHOLD,
+SAFEDEL_TURN, SAFEDEL_STATE_DIR, SAFEDEL_EXEMPT, SAFEDEL_WORKSPACE_ROOTS or
+XDG_DATA_HOME for itself still deletes under the run's values: its deletions count in
+the run's ledger, and what it deletes goes where the run's trash is. The record is
+read without following symlinks, like all state; a command that edits it on purpose
+is beyond what safedel defends against.
 """
 
 import os
@@ -52,6 +55,33 @@ def fixed_path(record, key):
     """The record's absolute path under key, or None (a record of an older run)."""
     value = record.get(key)
     return value if isinstance(value, str) and os.path.isabs(value) else None
+
+
+def fixed_policy(record):
+    """{Settings name: value} for each policy value the record fixes; a record of an
+    older run fixes none (its processes read their environment, as before)."""
+    found = {}
+    roots = _strings(record.get("workspaceRoots"))
+    if roots is not None and all(os.path.isabs(r) for r in roots):
+        found["workspace_roots"] = roots
+    exempt = _strings(record.get("exempt"))
+    if exempt is not None:
+        found["exempt"] = exempt
+    if record.get("outsideWorkspace") in ("confirm", "allow"):
+        found["outside_workspace"] = record["outsideWorkspace"]
+    if "trashDir" in record and (record["trashDir"] is None or fixed_path(record, "trashDir")):
+        found["trash_dir"] = record["trashDir"]
+    home = fixed_path(record, "homeTrash")
+    if home is not None:
+        found["home_trash"] = home
+    return found
+
+
+def _strings(value):
+    """value as a tuple of str, or None when it is not a list of strings."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
 
 
 def write(state_dir, run_id, values):

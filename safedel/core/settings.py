@@ -8,7 +8,7 @@ import os
 import sys
 
 DEFAULT_THRESHOLD = 50
-_OPTIONAL = ("run", "digests", "bound")
+_OPTIONAL = ("run", "digests", "bound", "home_trash")
 MAX_THRESHOLD = 99999
 _warned = set()
 
@@ -31,6 +31,7 @@ class Settings:
         "run",
         "digests",
         "bound",
+        "home_trash",
     )
 
     def __init__(self, **values):
@@ -38,8 +39,9 @@ class Settings:
             # run: the `safedel run` this process is under, if any (report events and
             # guard signals carry it); digests: {value: sha256 digest} the run computed
             # for its session and turn (core/runrecord.py); bound: a run record fixed
-            # them, so a turn file no longer moves the turn. The values a caller may
-            # leave out.
+            # them, so a turn file no longer moves the turn; home_trash: the home trash
+            # a run fixed (None: from the environment at call time). The values a
+            # caller may leave out.
             setattr(self, name, values[name] if name in values or name not in _OPTIONAL else None)
 
     def __repr__(self):
@@ -170,6 +172,20 @@ def load(environ=None):
     # would otherwise count from zero in a ledger of its own, out of the run's sight.
     report = runrecord.fixed_path(fixed, runrecord.REPORT)
     state_dir = runrecord.fixed_path(fixed, runrecord.STATE_DIR) or state_dir
+    # And the run's deletion policy: a command that widens its workspace, exempts
+    # everything, skips the outside question or moves the trash into an exempt folder
+    # for itself still deletes as the run decided.
+    policy = {
+        # What `safedel run` decided (core.workspace reads it); None elsewhere.
+        "workspace_roots": environ.get("SAFEDEL_WORKSPACE_ROOTS"),
+        "exempt": tuple(p for p in exempt_raw.split(os.pathsep) if p),
+        "outside_workspace": environ.get(
+            "SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace")
+        ),
+        "trash_dir": environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None,
+        "home_trash": None,
+    }
+    policy.update(runrecord.fixed_policy(fixed))
     return Settings(
         active=environ.get("SAFEDEL_ACTIVE") == "1",
         session=who["session"],
@@ -178,19 +194,17 @@ def load(environ=None):
         state_dir=state_dir,
         report=report or environ.get("SAFEDEL_REPORT") or os.path.join(state_dir, "report.jsonl"),
         threshold=who["threshold"],
-        trash_dir=environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None,
-        exempt=tuple(p for p in exempt_raw.split(os.pathsep) if p),
+        trash_dir=policy["trash_dir"],
+        exempt=policy["exempt"],
         prompt=str(prompt_raw).strip().lower() not in ("0", "false", "no", "off"),
-        # What `safedel run` decided (core.workspace reads it); None elsewhere.
-        workspace_roots=environ.get("SAFEDEL_WORKSPACE_ROOTS"),
+        workspace_roots=policy["workspace_roots"],
         # A run's own start, not one the command exports to uncount older files.
         turn_start=who["turnStart"],
         run=fixed.get("run") or run_id or None,  # a run found by ancestry names itself
         digests=runrecord.known_digests(fixed),
         bound=bool(fixed),
-        outside_workspace=parse_outside(
-            environ.get("SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace"))
-        ),
+        outside_workspace=parse_outside(policy["outside_workspace"]),
+        home_trash=policy["home_trash"],
     )
 
 

@@ -64,9 +64,10 @@ def split_trailing_slash(raw):
     return stripped, stripped != raw
 
 
-def trash(path, trash_dir=None):
+def trash(path, trash_dir=None, home=None):
     """Trash one path (str, bytes, PathLike, or a resolve.Target the deletion pipeline
-    has judged). Return a TrashRecord or raise OSError."""
+    has judged) into trash_dir, else its device's trash (home: the home trash a run
+    fixed, bytes). Return a TrashRecord or raise OSError."""
     if isinstance(path, resolve.Target) and not path.via_link:
         # Judged a moment ago, but looked at again: an operand given twice, or removed
         # meanwhile, is missing now (ENOENT, as for the real tool), not a failed move.
@@ -96,7 +97,7 @@ def trash(path, trash_dir=None):
     # The held trash descriptors serve one thread at a time (trashdirs.hold).
     with EXCLUSIVE:
         try:
-            location = trashdirs.locate(absolute, st.st_dev, trash_dir)
+            location = trashdirs.locate(absolute, st.st_dev, trash_dir, home)
         except trashdirs.TrashUnavailable as exc:
             raise TrashFailure(
                 _not_missing(exc.errno), exc.strerror, os.fsdecode(absolute)

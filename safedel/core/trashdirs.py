@@ -183,8 +183,9 @@ def topdir_trash(topdir):
     )
 
 
-def locate(absolute, dev, trash_dir=None):
-    """The Location for an item at absolute path (bytes) on device dev."""
+def locate(absolute, dev, trash_dir=None, home=None):
+    """The Location for an item at absolute path (bytes) on device dev. home: the home
+    trash (bytes) a run fixed, else the environment's now."""
     if trash_dir:
         root = os.fsencode(trash_dir)
         held = hold(root)
@@ -195,7 +196,7 @@ def locate(absolute, dev, trash_dir=None):
                 f"{printable(root)}, and safedel never copies",
             )
         return Location(root, None, held)
-    home = home_trash()
+    home = home or home_trash()
     try:
         held = hold(home)
         home_dev = held.dev

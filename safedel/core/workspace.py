@@ -61,14 +61,17 @@ def inside(path, root):
 def root_paths(environ=None, handed=None):
     """The roots a deletion is judged against in this process, as a tuple of real paths.
 
-    `safedel run` hands its decision down in SAFEDEL_WORKSPACE_ROOTS (handed: its value,
-    already read by settings.load, so a deletion reads no environment); elsewhere (a
+    `safedel run` fixes its decision in its record and hands it down in
+    SAFEDEL_WORKSPACE_ROOTS (handed: what settings.load found, a tuple from the record
+    or the variable's value, so a deletion reads no environment); elsewhere (a
     bootstrap shell, `safedel env`) they are collected for the directory this process
     started in: a Python program that later changes directory keeps its workspace.
     """
     if handed is None:
         environ = os.environ if environ is None else environ
         handed = environ.get(ROOTS_VARIABLE)
+    if isinstance(handed, tuple):
+        return handed  # the run's record: real paths, one per root
     if handed is not None:
         roots = _handed.get(handed)
         if roots is None:  # asked at every deletion: split once per value

@@ -177,6 +177,7 @@ class ServedRun:
         values[runrecord.LEDGER] = runrecord.ledger_names(fixed.session, fixed.turn)
         # The run's ledger and report, whatever state dir the command names for itself.
         values.update({runrecord.STATE_DIR: fixed.state_dir, runrecord.REPORT: fixed.report})
+        values.update(runstate.fixed_policy(fixed, self.env))
         # Found from the process tree by a command that drops SAFEDEL_RUN_ID or moves the
         # state dir, HOME or XDG_STATE_HOME (pointers.py); opened before the record is
         # written, so a run that could leave no pointer leaves nothing.

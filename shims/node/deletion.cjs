@@ -153,7 +153,7 @@ function trashTarget(settings, env, target, syscall, path) {
   if (denied) return denied;
   let record;
   try {
-    record = trashModule.trash(target, settings.trashDir, env);
+    record = trashModule.trash(target, settings.trashDir, env, settings.homeTrash);
   } catch (err) {
     const reason = err instanceof trashModule.TrashFailure ? err.reason : String(err.message);
     return refusal.failClosed(settings, absolute, err.code || 'EIO', reason, syscall, path);

@@ -137,11 +137,22 @@ function pick(record) {
   for (const key of ['session', 'turn', 'toolCall', 'threshold', 'turnStart']) {
     if (record && record[key] !== undefined && record[key] !== null) fixed[key] = record[key];
   }
-  // Where the run keeps its ledger and report (absolute paths; older records have none).
-  for (const key of ['stateDir', 'report']) {
-    const value = record && record[key];
-    if (typeof value === 'string' && nativePath.isAbsolute(value)) fixed[key] = value;
+  // Where the run keeps its ledger, report and trash (absolute paths; older records have
+  // none), and the rest of its deletion policy, as core/runrecord.py fixed_policy reads it.
+  const absolute = (value) => typeof value === 'string' && nativePath.isAbsolute(value);
+  for (const key of ['stateDir', 'report', 'homeTrash']) {
+    if (record && absolute(record[key])) fixed[key] = record[key];
   }
+  if (!record) return fixed;
+  const strings = (value) => Array.isArray(value) && value.every((v) => typeof v === 'string');
+  if (strings(record.workspaceRoots) && record.workspaceRoots.every(absolute)) {
+    fixed.workspaceRoots = record.workspaceRoots;
+  }
+  if (strings(record.exempt)) fixed.exempt = record.exempt;
+  if (['confirm', 'allow'].includes(record.outsideWorkspace)) {
+    fixed.outsideWorkspace = record.outsideWorkspace;
+  }
+  if (record.trashDir === null || absolute(record.trashDir)) fixed.trashDir = record.trashDir;
   return fixed;
 }
 
@@ -151,8 +162,6 @@ function load(env) {
     'SAFEDEL_THRESHOLD' in env
       ? parseThreshold(env.SAFEDEL_THRESHOLD, 'SAFEDEL_THRESHOLD')
       : parseThreshold(config.threshold, 'threshold in the config file');
-  let exempt = env.SAFEDEL_EXEMPT !== undefined ? env.SAFEDEL_EXEMPT : config.exempt;
-  if (exempt === undefined) exempt = env.TMPDIR || env.TEMP || env.TMP || '/tmp';
   const stateDir = env.SAFEDEL_STATE_DIR || defaultStateDir(env);
   const who = {
     session: env.SAFEDEL_SESSION || 'default',
@@ -178,12 +187,29 @@ function load(env) {
     threshold: who.threshold,
     // A run's own start, not one the command exports to uncount older files.
     turnStart: who.turnStart,
-    trashDir: env.SAFEDEL_TRASH_DIR || config.trash_dir || null,
-    exempt: exempt.split(nativePath.delimiter).filter(Boolean),
-    outsideWorkspace: parseOutside(env.SAFEDEL_OUTSIDE_WORKSPACE ?? config.outside_workspace),
+    // The run's deletion policy too: a command that widens its workspace, exempts
+    // everything, skips the outside question or moves the trash into an exempt folder
+    // for itself still deletes as the run decided.
+    trashDir: 'trashDir' in who ? who.trashDir : envTrashDir(env, config),
+    homeTrash: who.homeTrash || null,
+    exempt: who.exempt || envExempt(env, config),
+    workspaceRoots: who.workspaceRoots || null,
+    outsideWorkspace: parseOutside(
+      who.outsideWorkspace ?? env.SAFEDEL_OUTSIDE_WORKSPACE ?? config.outside_workspace
+    ),
     // The `safedel run` this process is under (a run found by ancestry names itself).
     run: (enclosing && enclosing.run) || env.SAFEDEL_RUN_ID || null,
   };
+}
+
+function envTrashDir(env, config) {
+  return env.SAFEDEL_TRASH_DIR || config.trash_dir || null;
+}
+
+function envExempt(env, config) {
+  let exempt = env.SAFEDEL_EXEMPT !== undefined ? env.SAFEDEL_EXEMPT : config.exempt;
+  if (exempt === undefined) exempt = env.TMPDIR || env.TEMP || env.TMP || '/tmp';
+  return exempt.split(nativePath.delimiter).filter(Boolean);
 }
 
 // "confirm" (the default: refused until approved) or "allow" (trashed like the rest).

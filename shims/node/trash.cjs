@@ -46,8 +46,9 @@ function describe(err) {
 }
 
 // Trash target (from resolve.cjs: its real parent plus its name, st its lstat).
-// Returns the report fields or throws a TrashFailure.
-function trash(target, trashDir, env) {
+// home: the home trash a run fixed (else env's). Returns the report fields or throws a
+// TrashFailure.
+function trash(target, trashDir, env, home) {
   const absolute = target.path;
   const st = target.st;
   if (st.isDirectory()) {
@@ -62,7 +63,7 @@ function trash(target, trashDir, env) {
   let location;
   let into;
   try {
-    location = roots.locate(absolute, st.dev, trashDir, env);
+    location = roots.locate(absolute, st.dev, trashDir, env, home);
     into = roots.folders(location.root, location.owned);
   } catch (err) {
     if (err instanceof TrashFailure) throw err;

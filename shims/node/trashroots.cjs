@@ -123,8 +123,9 @@ function topdirTrash(topdir) {
   );
 }
 
-// { root, topdir } for an item at absolute (Buffer) on device dev; topdir null = absolute Path=.
-function locate(absolute, dev, trashDir, env) {
+// { root, topdir } for an item at absolute (Buffer) on device dev; topdir null = absolute
+// Path=. fixedHome: the home trash a run fixed in its record (a string), else env's.
+function locate(absolute, dev, trashDir, env, fixedHome) {
   if (trashDir) {
     const root = Buffer.from(trashDir);
     if (ensureTrashRoot(root, true) !== dev) {
@@ -136,7 +137,7 @@ function locate(absolute, dev, trashDir, env) {
     }
     return { root, topdir: null, owned: true };
   }
-  const home = homeTrash(env);
+  const home = fixedHome ? Buffer.from(fixedHome) : homeTrash(env);
   let homeDev = null;
   try {
     homeDev = ensureTrashRoot(home, false);

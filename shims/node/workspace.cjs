@@ -91,10 +91,11 @@ function scopeRoots(env, settings, start) {
   return collect(env, { ...where, stateDir: settings.stateDir, session: settings.session });
 }
 
-// What `safedel run` decided (SAFEDEL_WORKSPACE_ROOTS); elsewhere every scope's roots
-// for the directory this process started in, once per process: a program that later
-// changes directory keeps its workspace.
+// What `safedel run` decided (its record, else SAFEDEL_WORKSPACE_ROOTS); elsewhere every
+// scope's roots for the directory this process started in, once per process: a program
+// that later changes directory keeps its workspace.
 function roots(env, settings) {
+  if (settings.workspaceRoots) return settings.workspaceRoots.map(latin1);
   if (env.SAFEDEL_WORKSPACE_ROOTS !== undefined) {
     return env.SAFEDEL_WORKSPACE_ROOTS.split(nativePath.delimiter).filter(Boolean).map(latin1);
   }
