@@ -37,6 +37,10 @@ class Places:
         roots = workspace.root_paths(handed=settings.workspace_roots or "")
         self._exempt = exempt.Exempt(settings.exempt, roots)
         self._exempt_prefixes = self._exempt.prefixes
+        # Whether a call straight inside an exempt root is exempt, told by the parent's
+        # identity alone (exempt.Exempt.is_root): (head, st, name) -> bool. Bound here,
+        # as the commonest call of all pays for every extra call level.
+        self.is_exempt_root = self._exempt.is_root
         self._uid = str(os.getuid())
         self._anchors = [os.path.realpath(a) for a in (*roots, os.getcwd())]
         self._ignored = {}  # real parent directory -> does git call it a build tree?
@@ -60,11 +64,6 @@ class Places:
         if self._ignored_tree(parent, st):
             return "inside an ignored build tree"
         return None
-
-    def is_exempt_root(self, head, st, name):
-        """Whether a call straight inside an exempt root is exempt, told by the parent's
-        identity alone (see exempt.Exempt.is_root); otherwise left_to_kernel decides."""
-        return self._exempt.is_root(head, st, name)
 
     def git_can_restore(self, found, tid):
         """When git itself deletes content it stores (found.inspect() done)."""
