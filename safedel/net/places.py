@@ -26,7 +26,9 @@ _TRASH_CACHES = (b"directorysizes", b"safedel-catalog")
 
 class Places:
     def __init__(self, settings, environ):
-        trashes = [os.fsdecode(trashdirs.home_trash(environ))]
+        # The home trash the run fixed, else the one its environment names.
+        home = settings.home_trash or trashdirs.home_trash(environ)
+        trashes = [os.fsdecode(home)]
         if settings.trash_dir:
             trashes.append(settings.trash_dir)
         # Prefixes ready for one str.startswith call per class: this runs on every call.
