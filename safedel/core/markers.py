@@ -34,16 +34,25 @@ def approve_hint(command_hint):
 
 # thread id -> whether the command it judges for runs under a harness: a supervisor
 # judges for one run among several in one process (`safedel serve`), whose own
-# environment is no run's.
+# environment is no run's. And thread id -> that command's environment, whose HOME
+# core.policy protects.
 _harness = {}
+_judged = {}
 
 
 def judge_for(environ):
     """This thread judges for a command with environ; None: for this process again."""
     if environ is None:
         _harness.pop(_thread.get_ident(), None)
+        _judged.pop(_thread.get_ident(), None)
     else:
         _harness[_thread.get_ident()] = environ.get("SAFEDEL_HARNESS") == "1"
+        _judged[_thread.get_ident()] = environ
+
+
+def judged_environ():
+    """The environment of the command this thread judges for (judge_for), or None."""
+    return _judged.get(_thread.get_ident()) if _judged else None
 
 
 def format_marker(kind, payload):

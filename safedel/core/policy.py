@@ -6,6 +6,7 @@ the temp dir, and `/tmp/link/../x` is not `/tmp/x`.
 """
 
 import os
+import sys
 
 from . import resolve
 from .printable import printable
@@ -61,10 +62,20 @@ def homes(environ):
     return found
 
 
+def _judged_environ():
+    """The environment of the command this thread judges for, when that is not this
+    process's (markers.judge_for: the net's supervisor in `safedel serve` judges for one
+    run among several, and protects that run's home, not the server's). Not imported
+    here: a shim that never judged for another loads nothing for it."""
+    markers = sys.modules.get(__package__ + ".markers")
+    return markers.judged_environ() if markers is not None else None
+
+
 def target_protected(target, environ=None):
     """Why target must never be deleted or trashed, or None. A symlink is judged as the
     link; `link/` as the directory it leads to, which is what would go."""
-    environ = os.environ if environ is None else environ
+    if environ is None:
+        environ = _judged_environ() or os.environ
     if target.dots:
         return "refusing to remove '.' or '..'"
     path = target.path
