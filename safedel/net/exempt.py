@@ -33,7 +33,7 @@ class Exempt:
         self._inner_names = frozenset(
             os.fsencode(os.path.basename(w)) for w in inner if os.path.dirname(w) in real
         )
-        self._boundaries = mounts.Boundaries(self._above)
+        self._boundaries = mounts.Boundaries(self._above, real)
 
     def is_root(self, head, st, name):
         """Whether the parent of a call is an exempt root itself, and its entry name is

@@ -55,11 +55,27 @@ class Boundaries:
     """Verdicts remembered by the parent's path and identity: a mount made mid-run at
     (or above) the parent changes what the path leads to, so it asks afresh. A path
     that still leads to the same directory leads to the same data, even through a new
-    mount of it."""
+    mount of it.
 
-    def __init__(self, roots_of):
+    A root's mount is the one it had when first seen (exempt roots: at the run's first
+    deletion):
+    a project mounted over the temp dir, or over a work tree whose build/ git ignores,
+    in the middle of a run is a mount between the root as it was and the directory."""
+
+    def __init__(self, roots_of, roots=()):
         self._roots_of = roots_of  # parent -> the real roots above it, nearest first
         self._known = {}
+        self._root_mounts = {}
+        for root in roots:
+            self._root_mount(root)
+
+    def _root_mount(self, root):
+        found = self._root_mounts.get(root)
+        if found is None:
+            found = _mount_of(root)
+            if found is not None:
+                self._root_mounts[root] = found
+        return found
 
     def same_mount(self, parent, st):
         """Whether parent (a real path; st: the stat of the directory the caller acts
@@ -76,5 +92,4 @@ class Boundaries:
         here = _mount_of(parent, st)
         if here is None:
             return False  # not the caller's directory here: judge the call
-        # A root's own mount is read now, not at start: one mounted over mid-run moves it.
-        return any(_mount_of(root) == here for root in self._roots_of(parent))
+        return any(self._root_mount(root) == here for root in self._roots_of(parent))

@@ -143,6 +143,29 @@ def test_a_mount_made_mid_run_where_a_call_was_left_to_the_kernel_is_judged(sand
     assert (scratch / "u.o").exists()  # under the bind mount: untouched
 
 
+def test_a_project_mounted_over_the_temp_dir_or_the_work_tree_mid_run_is_judged(sandbox):
+    # Over the roots themselves: the temp dir (its fast path goes by its identity) and
+    # the work tree whose build/ git was already asked about.
+    require_net()
+    repo = _repo_with_build(sandbox)
+    proj = _project(sandbox)
+    other = sandbox.work / "other"
+    (other / "build").mkdir(parents=True)
+    (other / "build" / "keep.o").write_text("not mine to lose")
+    tmp = sandbox.tmpdir
+    (tmp / "cc").mkdir()
+    (tmp / "cc" / "t.o").write_text("obj")
+    script = (
+        f"/usr/bin/rm {repo}/build/a.o {tmp}/cc/t.o"
+        f" && mount --bind {proj} {tmp} && mount --bind {other} {repo}"
+        f"; /usr/bin/rm {tmp}/notes.txt; /usr/bin/rm {repo}/build/keep.o"
+    )
+    done = _run_in_namespace(sandbox, "true", script)
+    assert {"a.o", "t.o"}.isdisjoint(_everything_trashed(sandbox)), done.stderr
+    _assert_kept_or_trashed(sandbox, proj / "notes.txt", done)
+    _assert_kept_or_trashed(sandbox, other / "build" / "keep.o", done)
+
+
 def test_build_trees_and_temp_files_are_still_left_to_the_kernel(sandbox):
     require_net()
     repo = _repo_with_build(sandbox)
