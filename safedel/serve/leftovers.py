@@ -43,18 +43,23 @@ class Records:
         names = os.listdir(self.dir)
         if not names:
             return
+        roots = []  # `<pid>-<start time>` of each recorded root: its run pointer's name
         for name in names:
             path = os.path.join(self.dir, name)
             try:
                 with open(path, encoding="ascii") as handle:
                     fields = handle.read().split()
                 if len(fields) == 2 and fields[1] != "?":
+                    roots.append("-".join(fields))
                     pid = int(fields[0])
                     if start_time(pid) == fields[1]:  # a root is its process group's leader
                         os.killpg(pid, signal.SIGKILL)
             except (OSError, ValueError):
                 pass
         _kill_marked({mark + name.encode() + b"\0" for mark in MARKS for name in names})
+        from .pointers import forget
+
+        forget(roots)  # harmless once the root is gone, but not left to pile up
         for name in names:
             self.untrack(name)
 

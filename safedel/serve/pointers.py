@@ -89,3 +89,19 @@ class Installer:
         pointer could not be left (the child then reports a failed start)."""
         forkserver.leave(self.pointer.fds, self.pointer.data)
         return self._net.install() if self._net is not None else -errno.ENOSYS
+
+
+def forget(names):
+    """Remove the pointers of these names (`<pid>-<start time>`) from every place: the
+    runs of a server killed before it could remove them (leftovers.py)."""
+    for root, parts in runpointer.places() if names else ():
+        try:
+            folder = runpointer.open_place(root, parts, create=False)
+        except OSError:
+            continue
+        with folder:
+            for name in names:
+                try:
+                    folder.unlink(name)
+                except OSError:
+                    pass

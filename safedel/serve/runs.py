@@ -75,12 +75,12 @@ class ServedRun:
         self.pointer = None
         if protected:
             self.pointer = self._record()
-            sessions.open_turn(self.session, self.env)
-            self.server.watch.add(self, self.env["SAFEDEL_STATE_DIR"], self.session.id)
-            self.offset = runstate.report_size(self.env)
-        state_dir = self.env.get("SAFEDEL_STATE_DIR") or self.server.state_dir
-        self.outputs = capture.Outputs(state_dir, self.run_id)
-        fds, actions, child_ends = self._channels()
+        try:
+            fds, actions, child_ends = self._prepare(protected)
+        except BaseException:
+            if self.pointer is not None:
+                self.pointer.close()  # nothing was spawned: nothing wrote it
+            raise
         command = self.spec["argv"]
         if self.spec["cwd"]:
             command = ["/bin/sh", "-c", _CD, "sh", self.spec["cwd"], *command]
@@ -119,6 +119,8 @@ class ServedRun:
             self.server.untrack(self.run_id)
         except BaseException:
             self.server.untrack(self.run_id)  # nothing runs: no record to leave
+            if pointer is not None:
+                pointer.remove()
             raise
         else:
             self.failed = None
@@ -133,6 +135,16 @@ class ServedRun:
         os.set_blocking(self._stdin, False)
         self.session.count("runs")
         return {"processId": self.id, "runId": self.run_id, "pid": self.execution.pid}
+
+    def _prepare(self, protected):
+        """The run's turn, guard watch, report offset and output files; its channels."""
+        if protected:
+            sessions.open_turn(self.session, self.env)
+            self.server.watch.add(self, self.env["SAFEDEL_STATE_DIR"], self.session.id)
+            self.offset = runstate.report_size(self.env)
+        state_dir = self.env.get("SAFEDEL_STATE_DIR") or self.server.state_dir
+        self.outputs = capture.Outputs(state_dir, self.run_id)
+        return self._channels()
 
     def _net(self):
         """The seccomp net, as `safedel run` has it (config `net`, Linux), on pipes and

@@ -179,3 +179,21 @@ def _wait(predicate, seconds=30):
             return False
         time.sleep(0.01)
     return True
+
+
+def test_the_next_server_removes_the_pointers_of_a_server_killed_mid_run(sandbox):
+    served = Served(sandbox)
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]})
+    started = raw.ok("r", "RunExecutable", {"argv": ["cat"], "cwd": str(sandbox.work)})
+    key = runpointer.pid_key(started["pid"])
+    assert _pointers()[key]["run"] == started["runId"]
+    served.proc.kill()
+    served.proc.wait()
+    served.proc.stderr.close()
+    raw.close()
+    successor = Served(sandbox)  # ends the dead server's runs, and forgets their pointers
+    try:
+        assert key not in _pointers()
+    finally:
+        assert successor.stop() == 0
