@@ -56,7 +56,7 @@ def fixed_policy(fixed, env):
         "workspaceRoots": list(workspace.root_paths(handed=roots)) if roots is not None else None,
         "exempt": list(fixed.exempt),
         "outsideWorkspace": fixed.outside_workspace,
-        "trashDir": fixed.trash_dir and os.path.abspath(fixed.trash_dir),
+        "trashDir": os.path.abspath(fixed.trash_dir) if fixed.trash_dir else None,
         "homeTrash": fixed.home_trash or os.path.abspath(os.fsdecode(trashdirs.home_trash(env))),
     }
     if values["workspaceRoots"] is None:

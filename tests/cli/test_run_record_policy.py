@@ -181,25 +181,46 @@ def test_the_run_s_own_choices_are_what_the_record_fixes(sandbox):
     assert record["outsideWorkspace"] == "allow" and record["trashDir"] == str(trash_dir)
 
 
-def test_an_older_record_without_policy_leaves_it_to_the_environment(sandbox, tmp_path):
-    # A record written before the policy was fixed in it (a run of an older safedel
-    # still going during an upgrade): its processes read their environment, as then.
+OLD_RECORD_ENV = {
+    "SAFEDEL_EXEMPT": "/e",
+    "SAFEDEL_WORKSPACE_ROOTS": "/w",
+    "SAFEDEL_OUTSIDE_WORKSPACE": "allow",
+    "SAFEDEL_TRASH_DIR": "/t",
+}
+
+
+def older_record(sandbox):
+    """The id of a record written before the policy was fixed in it (a run of an older
+    safedel still going during an upgrade)."""
     run_id = "r-0123456789ab"
     folder = sandbox.state / "runs" / run_id
     folder.mkdir(parents=True, mode=0o700)
     (folder / "run.json").write_text(json.dumps({"session": "S", "turn": "T", "threshold": 7}))
     os.chmod(folder / "run.json", 0o600)
+    return run_id
+
+
+def test_an_older_record_without_policy_leaves_it_to_the_environment(sandbox):
+    # Its processes read their environment for the policy, as they did then.
+    env = sandbox.base_env(SAFEDEL_RUN_ID=older_record(sandbox), **OLD_RECORD_ENV)
     code = (
         "from safedel.core import settings; s = settings.load(); "
         "print(s.turn, s.threshold, s.exempt, s.workspace_roots, s.outside_workspace, "
         "s.trash_dir, s.home_trash)"
     )
-    env = sandbox.base_env(
-        SAFEDEL_RUN_ID=run_id,
-        SAFEDEL_EXEMPT="/e",
-        SAFEDEL_WORKSPACE_ROOTS="/w",
-        SAFEDEL_OUTSIDE_WORKSPACE="allow",
-        SAFEDEL_TRASH_DIR="/t",
-    )
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.stdout.split() == ["T", "7", "('/e',)", "/w", "allow", "/t", "None"], done
+
+
+def test_the_node_shim_reads_an_older_record_the_same_way(sandbox):
+    env = sandbox.base_env(SAFEDEL_RUN_ID=older_record(sandbox), **OLD_RECORD_ENV)
+    code = (
+        "const node = process.argv[1]; "
+        "const s = require(node + '/settings.cjs').load(process.env); "
+        "const roots = require(node + '/workspace.cjs').roots(process.env, s); "
+        "console.log([s.turn, s.threshold, s.exempt.join(), roots.join(), "
+        "s.outsideWorkspace, s.trashDir, String(s.homeTrash)].join(' '))"
+    )
+    argv = [require("node"), "-e", code, os.path.join(sandbox.shim_home, "node")]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["T", "7", "/e", "/w", "allow", "/t", "null"], done
