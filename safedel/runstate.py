@@ -49,7 +49,7 @@ def fixed_policy(fixed, env):
     or, for a run inside another, what the enclosing run fixed (settings.load found its
     record), so a nested `safedel run --workspace /` cannot widen it. The child's
     SAFEDEL_* variables are set to say the same."""
-    from .core import trashdirs, workspace
+    from .core import workspace
 
     roots = fixed.workspace_roots
     values = {
@@ -57,8 +57,12 @@ def fixed_policy(fixed, env):
         "exempt": list(fixed.exempt),
         "outsideWorkspace": fixed.outside_workspace,
         "trashDir": os.path.abspath(fixed.trash_dir) if fixed.trash_dir else None,
-        "homeTrash": fixed.home_trash or os.path.abspath(os.fsdecode(trashdirs.home_trash(env))),
     }
+    if fixed.home_trash or os.name == "posix":  # Windows has a recycle bin, no home trash
+        from .core import trashdirs
+
+        home = fixed.home_trash or os.fsdecode(trashdirs.home_trash(env))
+        values["homeTrash"] = os.path.abspath(home)
     if values["workspaceRoots"] is None:
         del values["workspaceRoots"]  # nothing decided them: each process collects its own
     else:
