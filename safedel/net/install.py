@@ -11,6 +11,7 @@ import struct
 from . import bpf
 
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_DUMPABLE = 4
 SECCOMP_SET_MODE_FILTER = 1
 FLAG_NEW_LISTENER = 1 << 3
 # Once a notification is received, only a fatal signal may interrupt the wait. Without
@@ -34,6 +35,11 @@ class Installer:
         self._syscall = libc.syscall
         self._syscall.restype = ctypes.c_long
         self._root = os.geteuid() == 0
+        # The supervising process is the tree's way out: it deletes for real and runs
+        # unfiltered. Not dumpable, no process of the user without CAP_SYS_PTRACE may
+        # attach to it, read or write its /proc/PID/mem, or take its descriptors with
+        # pidfd_getfd. Its children are dumpable again from their exec on.
+        self._prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
     def install(self):
         """The listener fd, or -errno. Root keeps setuid programs working: no nnp."""

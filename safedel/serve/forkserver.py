@@ -41,6 +41,7 @@ CLONE_PARENT = 0x00008000
 SIGCHLD = 17
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_DUMPABLE = 4
 SECCOMP_SET_MODE_FILTER = 1
 FLAG_NEW_LISTENER = 1 << 3
 FLAG_WAIT_KILLABLE_RECV = 1 << 5
@@ -188,6 +189,7 @@ def main():
     sock = _socket.socket(fileno=3)
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # unfiltered: nothing of the user may attach
     if os.getppid() != parent:
         return
     # Its children inherit this until their exec: a Ctrl-C (or ProcessKill) that comes

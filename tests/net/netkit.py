@@ -1,13 +1,16 @@
 """Shared pieces of the net's tests: a tree to delete, and running with and without."""
 
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
-from conftest import IN_CI
+from conftest import IN_CI, require
 
 from safedel.net import kernel_supports
+
+NOBODY = 65534
 
 
 def require_net():
@@ -74,3 +77,34 @@ def static_binary(directory, body):
     program = directory / "prog"
     subprocess.run([gcc, "-static", "-O1", "-o", str(program), str(source)], check=True)
     return str(program)
+
+
+def nobody_package(dest):
+    """A copy of safedel that uid 65534 can import (the checkout may be root's alone);
+    `safedel run` needs nothing beyond the standard library."""
+    import safedel
+    from safedel import materialize
+
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(os.path.dirname(safedel.__file__), os.path.join(dest, "safedel"), ignore=ignore)
+    shims = os.path.join(dest, "safedel", "shims")
+    if not os.path.isfile(os.path.join(shims, "__init__.py")):
+        shutil.copytree(materialize.SHIMS_DIR, shims, ignore=ignore)
+    return dest
+
+
+def as_nobody(scratch, name, script, netted):
+    """(exit status, stderr) of script run by dash as uid 65534 in scratch/name."""
+    home, work = os.path.join(scratch, "home"), os.path.join(scratch, name)
+    for path in (home, work, os.path.join(scratch, "tmp")):
+        os.makedirs(path, exist_ok=True)
+        os.chown(path, NOBODY, NOBODY)
+    env = {"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": os.path.join(scratch, "tmp")}
+    argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    if netted:
+        env.update(SAFEDEL_PROMPT="0", PYTHONPATH=os.path.join(scratch, "package"))
+        argv += [require("/usr/bin/python3"), "-m", "safedel", "run", "-q", "--net", "on", "--"]
+    done = subprocess.run(
+        [*argv, "/bin/dash", "-c", script], cwd=work, env=env, capture_output=True, timeout=120
+    )
+    return done.returncode, done.stderr

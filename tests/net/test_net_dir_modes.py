@@ -15,9 +15,8 @@ import tempfile
 
 import pytest
 from conftest import require
-from netkit import require_net
+from netkit import NOBODY, as_nobody, nobody_package, require_net
 
-NOBODY = 65534
 # Each script builds its own tree, so the run without safedel and the one with it start
 # from the same thing; /bin/rm under dash reaches only the net.
 EMPTY_BUT_CLOSED = (
@@ -39,37 +38,6 @@ def scratch():
     shutil.rmtree(root, ignore_errors=True)
 
 
-def _readable_package(dest):
-    """A copy of safedel that uid 65534 can import (the checkout may be root's alone);
-    `safedel run` needs nothing beyond the standard library."""
-    import safedel
-    from safedel import materialize
-
-    ignore = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(os.path.dirname(safedel.__file__), os.path.join(dest, "safedel"), ignore=ignore)
-    shims = os.path.join(dest, "safedel", "shims")
-    if not os.path.isfile(os.path.join(shims, "__init__.py")):
-        shutil.copytree(materialize.SHIMS_DIR, shims, ignore=ignore)
-    return dest
-
-
-def _as_nobody(scratch, name, script, netted):
-    """(exit status, stderr) of script run by dash as uid 65534 in scratch/name."""
-    home, work = os.path.join(scratch, "home"), os.path.join(scratch, name)
-    for path in (home, work, os.path.join(scratch, "tmp")):
-        os.makedirs(path, exist_ok=True)
-        os.chown(path, NOBODY, NOBODY)
-    env = {"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": os.path.join(scratch, "tmp")}
-    argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    if netted:
-        env.update(SAFEDEL_PROMPT="0", PYTHONPATH=os.path.join(scratch, "package"))
-        argv += [require("/usr/bin/python3"), "-m", "safedel", "run", "-q", "--net", "on", "--"]
-    done = subprocess.run(
-        [*argv, "/bin/dash", "-c", script], cwd=work, env=env, capture_output=True, timeout=120
-    )
-    return done.returncode, done.stderr
-
-
 def _trashed_modes(scratch):
     files = os.path.join(scratch, "home", ".local", "share", "Trash", "files")
     return {
@@ -80,9 +48,9 @@ def _trashed_modes(scratch):
 
 def test_empty_directories_closed_to_their_owner_are_trashed_with_their_mode(scratch):
     require_net()
-    _readable_package(os.path.join(scratch, "package"))
-    assert _as_nobody(scratch, "plain", EMPTY_BUT_CLOSED, netted=False) == (0, b"")
-    assert _as_nobody(scratch, "netted", EMPTY_BUT_CLOSED, netted=True) == (0, b"")
+    nobody_package(os.path.join(scratch, "package"))
+    assert as_nobody(scratch, "plain", EMPTY_BUT_CLOSED, netted=False) == (0, b"")
+    assert as_nobody(scratch, "netted", EMPTY_BUT_CLOSED, netted=True) == (0, b"")
     assert os.listdir(os.path.join(scratch, "netted")) == []
     modes = _trashed_modes(scratch)
     assert modes == {"inacc": 0, "u": 0, "a": 0o755, "du": 0o555, "z": 0o755}
@@ -90,10 +58,10 @@ def test_empty_directories_closed_to_their_owner_are_trashed_with_their_mode(scr
 
 def test_an_unreadable_directory_that_is_not_empty_stays_with_the_kernels_answer(scratch):
     require_net()
-    _readable_package(os.path.join(scratch, "package"))
-    plain = _as_nobody(scratch, "plain", UNREADABLE, netted=False)
+    nobody_package(os.path.join(scratch, "package"))
+    plain = as_nobody(scratch, "plain", UNREADABLE, netted=False)
     assert plain == (1, b"/bin/rm: cannot remove 'b': Permission denied\n")
-    assert _as_nobody(scratch, "netted", UNREADABLE, netted=True) == plain
+    assert as_nobody(scratch, "netted", UNREADABLE, netted=True) == plain
     os.chmod(os.path.join(scratch, "netted", "b"), 0o755)
     assert os.listdir(os.path.join(scratch, "netted", "b")) == ["c"]
 
@@ -102,7 +70,7 @@ def test_a_set_group_id_directory_of_another_group_keeps_its_mode(scratch):
     # The kernel clears set-group-ID when someone outside the directory's group changes
     # its mode, so a look lent and given back would strip it: no look is lent then.
     require_net()
-    _readable_package(os.path.join(scratch, "package"))
+    nobody_package(os.path.join(scratch, "package"))
     script = "/bin/rmdir g; /bin/rm -d g"
     outcomes = {}
     for name, netted in (("plain", False), ("netted", True)):
@@ -111,7 +79,7 @@ def test_a_set_group_id_directory_of_another_group_keeps_its_mode(scratch):
         open(os.path.join(group_dir, "kept"), "w").close()
         os.chown(group_dir, NOBODY, 1700)
         os.chmod(group_dir, 0o2070)
-        outcomes[name] = _as_nobody(scratch, name, script, netted=netted)
+        outcomes[name] = as_nobody(scratch, name, script, netted=netted)
         assert stat.S_IMODE(os.lstat(group_dir).st_mode) == 0o2070
         assert os.listdir(group_dir) == ["kept"]
     assert outcomes["netted"] == outcomes["plain"]

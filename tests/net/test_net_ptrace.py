@@ -1,0 +1,68 @@
+"""The supervising process is out of the command's reach: a command under the net may
+not attach to `safedel run` (which deletes for real and runs unfiltered), nor read or
+write its memory, to make it delete on the command's behalf.
+
+As root, CAP_SYS_PTRACE passes every such check (README says so), so the command runs
+as uid 65534 here.
+"""
+
+import os
+import shutil
+import tempfile
+
+import pytest
+from conftest import require
+from netkit import as_nobody, nobody_package, require_net
+
+# Walks up from itself to the first ancestor without a seccomp filter (safedel run),
+# then tries each way in; prints one "name=errno" per way.
+PROBE = r"""
+import ctypes, errno, os
+def status(pid, key):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(key + ":"):
+            return line.split()[1]
+pid = os.getpid()
+while status(pid, "Seccomp") != "0":
+    pid = int(status(pid, "PPid"))
+libc = ctypes.CDLL(None, use_errno=True)
+results = {"comm": open(f"/proc/{pid}/comm").read().strip()}
+for name, request in (("attach", 16), ("seize", 0x4206)):
+    code = libc.ptrace(ctypes.c_long(request), ctypes.c_long(pid), None, None)
+    results[name] = 0 if code == 0 else errno.errorcode[ctypes.get_errno()]
+    if code == 0:  # let it go on, or the run would stay stopped
+        libc.ptrace(ctypes.c_long(17), ctypes.c_long(pid), None, None)
+try:
+    os.close(os.open(f"/proc/{pid}/mem", os.O_RDWR))
+    results["mem"] = 0
+except OSError as exc:
+    results["mem"] = errno.errorcode[exc.errno]
+print(" ".join(f"{k}={v}" for k, v in results.items()))
+"""
+
+
+@pytest.fixture
+def scratch():
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as uid 65534")
+    require("setpriv")
+    root = tempfile.mkdtemp(prefix="safedel-net-ptrace-")
+    os.chmod(root, 0o755)
+    nobody_package(os.path.join(root, "package"))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_command_cannot_attach_to_the_run_that_supervises_it(scratch):
+    require_net()
+    probe = os.path.join(scratch, "probe.py")
+    with open(probe, "w") as handle:
+        handle.write(PROBE)
+    os.chmod(probe, 0o644)
+    code, stderr = as_nobody(scratch, "w", f"/usr/bin/python3 -I {probe} > out", netted=True)
+    assert code == 0, stderr
+    with open(os.path.join(scratch, "w", "out")) as handle:
+        out = handle.read()
+    assert "comm=python3" in out or "comm=safedel" in out, out
+    for way in ("attach=EPERM", "seize=EPERM", "mem=EACCES"):
+        assert way in out, out
