@@ -151,22 +151,36 @@ def _search():
     pending, directories = places(), []
     _open_next(pending, directories)
     try:
-        pid = os.getpid()
-        for _ in range(MAX_DEPTH if directories else 0):
+        if not directories:
+            return None
+        pid, seen = os.getpid(), set()
+        for _ in range(MAX_DEPTH):
             found = _stat(pid)
             if pid <= 1 or found is None:
-                return None
-            name = f"{pid}-{found[1]}"
-            record = _read_pointer(directories, name)
-            while record is None and _open_next(pending, directories):
-                record = _read_pointer(directories[-1:], name)
+                break
+            record = _lookup(pending, directories, f"{pid}-{found[1]}")
             if record is not None:
                 return record
+            seen.add(pid)
             pid = found[0]
-        return None
+        # An orphan's new parent need not be its run: `safedel serve` adopts the
+        # orphans of all its runs (a subreaper). A served run's root leads the session
+        # it made, and every process in that session descends from it; while a
+        # session exists its id names no other process.
+        sid = os.getsid(0)
+        found = None if sid <= 1 or sid in seen else _stat(sid)
+        return None if found is None else _lookup(pending, directories, f"{sid}-{found[1]}")
     finally:
         for directory in directories:
             directory.close()
+
+
+def _lookup(pending, directories, name):
+    """The pointer called name in the places open so far, then in each next place."""
+    record = _read_pointer(directories, name)
+    while record is None and _open_next(pending, directories):
+        record = _read_pointer(directories[-1:], name)
+    return record
 
 
 def _open_next(pending, directories):

@@ -21,7 +21,8 @@ function procStat(pid) {
     // The command name (field 2) may hold spaces and ')': count after the last ')'.
     const rest = data.slice(data.lastIndexOf(')') + 2).split(' ');
     const ppid = Number(rest[1]);
-    return Number.isInteger(ppid) && rest[19] ? { ppid, start: rest[19] } : null;
+    const sid = Number(rest[3]);
+    return Number.isInteger(ppid) && rest[19] ? { ppid, sid, start: rest[19] } : null;
   } catch {
     return null;
   }
@@ -110,23 +111,37 @@ function openNext(pending, dirs) {
   return false;
 }
 
+function lookup(pending, dirs, name) {
+  let record = readPointer(dirs, name);
+  while (record === null && openNext(pending, dirs)) record = readPointer(dirs.slice(-1), name);
+  return record;
+}
+
 function search() {
   const pending = places();
   const dirs = [];
   openNext(pending, dirs);
+  if (!dirs.length) return null;
   // From the process itself: the root of a run `safedel serve` started carries its
   // run's pointer, written before its exec (safedel/serve/pointers.py).
   let pid = process.pid;
-  for (let depth = 0; dirs.length && depth < MAX_DEPTH && pid > 1; depth++) {
+  let sid = null;
+  const seen = new Set();
+  for (let depth = 0; depth < MAX_DEPTH && pid > 1; depth++) {
     const stat = procStat(pid);
-    if (stat === null) return null;
-    const name = `${pid}-${stat.start}`;
-    let record = readPointer(dirs, name);
-    while (record === null && openNext(pending, dirs)) record = readPointer(dirs.slice(-1), name);
+    if (stat === null) break;
+    if (sid === null) sid = stat.sid;
+    const record = lookup(pending, dirs, `${pid}-${stat.start}`);
     if (record !== null) return record;
+    seen.add(pid);
     pid = stat.ppid;
   }
-  return null;
+  // An orphan's new parent need not be its run: `safedel serve` adopts the orphans of
+  // all its runs. A served run's root leads the session it made, and every process in
+  // that session descends from it (runpointer.py says the same).
+  if (!(sid > 1) || seen.has(sid)) return null;
+  const leader = procStat(sid);
+  return leader === null ? null : lookup(pending, dirs, `${sid}-${leader.start}`);
 }
 
 module.exports = { enclosing };

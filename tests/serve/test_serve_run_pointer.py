@@ -194,6 +194,39 @@ def test_the_next_server_removes_the_pointers_of_a_server_killed_mid_run(sandbox
     raw.close()
     successor = Served(sandbox)  # ends the dead server's runs, and forgets their pointers
     try:
+        Raw(successor.path).ok("p", "Ping")  # it serves: its start is over
         assert key not in _pointers()
     finally:
         assert successor.stop() == 0
+
+
+@pytest.mark.parametrize("deleter", ["rm", "node"])
+def test_an_orphan_of_a_served_run_is_still_under_its_guard(sandbox, deleter):
+    """The server adopts the orphans of all its runs: an orphan finds its run through
+    the session its run's root leads, not through its new parent."""
+    served = Served(sandbox)
+    try:
+        raw = Raw(served.path)
+        raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)], "threshold": THRESHOLD})
+        for n in range(60):
+            (sandbox.work / f"f{n:02}").write_text("x")
+        inner = ESCAPE.format(moved=sandbox.root / "moved") + DELETERS[deleter]
+        # The middle subshell exits at once; the innermost one waits for its parent to
+        # be gone (adopted by the server), then deletes.
+        waits = "me=$BASHPID; while [ $(ps -o ppid= -p $me) -ne $SERVER ]; do sleep 0.01; done"
+        command = f"( ( {waits}; {inner}; echo orphan $? ) & ); sleep 60"
+        data = {"command": command, "shell": "bash", "cwd": str(sandbox.work), "turn": "T"}
+        data["env"] = {"SERVER": str(served.proc.pid)}
+        process_id = raw.ok("r", "RunExecutable", data)["processId"]
+        while not any(
+            e["command"] == "ProcessOutput" and "orphan" in e["data"]["data"]
+            for e in raw.of(process_id)
+        ):
+            raw.read()
+        raw.ok("k", "ProcessKill", {"processId": process_id})
+        result = raw.exit_of(process_id)
+        left = os.listdir(sandbox.work)
+        assert len(left) == (60 if deleter == "rm" else 60 - THRESHOLD), result
+        assert any(e["command"] == "GuardRequest" for e in raw.of(process_id)), result
+    finally:
+        assert served.stop() == 0
