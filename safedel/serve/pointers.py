@@ -105,3 +105,29 @@ def forget(names):
                     folder.unlink(name)
                 except OSError:
                     pass
+
+
+def spawner(forks, net, pointer, actions):
+    """The executor's spawn for a served run (os.posix_spawn's signature, the pid back):
+    under the net, its Net forked by the fork server; without it, the fork server's
+    child all the same when there is a pointer to leave, so it exists before the exec;
+    posix_spawn only for an unprotected run. actions: the run's channels, from the
+    executor's file actions."""
+    if net is not None:
+        net.fork = forks.spawn  # a small process forks it
+        if pointer is not None:  # and its child leaves the pointer before the filter
+
+            def fork(installer, *args):
+                return forks.spawn(Installer(pointer, installer), *args)
+
+            net.fork = fork
+
+    def spawn(path, argv, env, file_actions=(), **kw):
+        kw["file_actions"] = actions(file_actions)
+        if net is not None:
+            return net.spawn(path, argv, env, **kw)
+        if pointer is not None:
+            return forks.spawn(Installer(pointer), path, argv, env, **kw).pid
+        return os.posix_spawn(path, argv, env, **kw)
+
+    return spawn

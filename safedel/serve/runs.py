@@ -89,26 +89,8 @@ class ServedRun:
         )
 
         self.net = self._net()
-        forks, pointer = self.server.forks, self.pointer
-        if self.net is not None:
-            self.net.fork = forks.spawn  # a small process forks it
-            if pointer is not None:  # and its child leaves the pointer before the filter
-
-                def fork(installer, *args):
-                    return forks.spawn(pointers.Installer(pointer, installer), *args)
-
-                self.net.fork = fork
-
-        def spawn(path, argv, env, file_actions=(), **kw):
-            if self.net is not None:
-                return self.net.spawn(path, argv, env, file_actions=actions(file_actions), **kw)
-            if pointer is not None:  # no net, but the pointer before the exec all the same
-                installer = pointers.Installer(pointer)
-                kw["file_actions"] = actions(file_actions)
-                return forks.spawn(installer, path, argv, env, **kw).pid
-            return os.posix_spawn(path, argv, env, file_actions=actions(file_actions), **kw)
-
-        self.execution.spawn = spawn
+        pointer = self.pointer
+        self.execution.spawn = pointers.spawner(self.server.forks, self.net, pointer, actions)
         # Before the spawn: a server killed at any moment after it must leave the
         # record its successor ends the tree by (the run id is in the tree's environment).
         self.server.expect(self.run_id)
