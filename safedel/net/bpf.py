@@ -20,10 +20,31 @@ _RET_K = 0x06  # BPF_RET | BPF_K
 _NR, _ARCH = 0, 4  # offsets in struct seccomp_data
 X32_BIT = 0x40000000
 
-# machine: (AUDIT_ARCH, seccomp syscall number, {deleting syscalls}, io_uring_setup, x32)
+# machine: (AUDIT_ARCH, seccomp syscall number, {watched syscalls}, io_uring_setup, x32).
+# Watched: the deleting calls, and the renames (net/moves.py: a rename that carries
+# workspace data to where deletions are left to the kernel).
 ARCHES = {
-    "x86_64": (0xC000003E, 317, {"unlink": 87, "rmdir": 84, "unlinkat": 263}, 425, True),
-    "aarch64": (0xC00000B7, 277, {"unlinkat": 35}, 425, False),
+    "x86_64": (
+        0xC000003E,
+        317,
+        {
+            "unlink": 87,
+            "rmdir": 84,
+            "unlinkat": 263,
+            "rename": 82,
+            "renameat": 264,
+            "renameat2": 316,
+        },
+        425,
+        True,
+    ),
+    "aarch64": (
+        0xC00000B7,
+        277,
+        {"unlinkat": 35, "renameat": 38, "renameat2": 276},
+        425,
+        False,
+    ),
 }
 
 

@@ -15,7 +15,7 @@ import sys
 import time
 
 from ..core import settings
-from . import bpf, dirmodes, farpath, notify, target
+from . import bpf, dirmodes, farpath, moves, notify, target
 
 RUNTIME = "net"
 
@@ -115,6 +115,10 @@ class Supervisor:
 
     def _decide(self, notif):
         channel, notif_id, tid = self._channel, notif[0], notif[1]
+        name = self._names.get(notif[3])
+        if name in moves.NAMES:
+            self._move(notif, name)
+            return
         dirfd, address, removes_dir = target.arguments(self._names, notif[3], notif[6:])
         try:
             raw = self._memory.string(tid, address)
@@ -161,6 +165,45 @@ class Supervisor:
             if not channel.still_valid(notif_id):
                 return  # the caller is gone; what we read may belong to another process
             channel.answer(notif_id, self._judge(found))
+        finally:
+            found.close()
+
+    def _move(self, notif, name):
+        """CONTINUE, or EXDEV for a rename that carries judged data out (net/moves.py)."""
+        channel, notif_id, tid = self._channel, notif[0], notif[1]
+        source, destination, exchange = moves.arguments(name, notif[6:])
+        try:
+            source_free = self._left_alone(tid, *source)
+            if source_free is None or (source_free and not exchange):
+                channel.answer(notif_id, proceed=True)
+                return
+            destination_free = self._left_alone(tid, *destination)
+        except OSError as exc:
+            if channel.still_valid(notif_id):
+                channel.answer(notif_id, exc.errno or errno.EIO)
+            return
+        if destination_free is not None and moves.carries_out(
+            source_free, destination_free, exchange
+        ):
+            channel.answer(notif_id, errno.EXDEV)
+        else:
+            channel.answer(notif_id, proceed=True)
+
+    def _left_alone(self, tid, dirfd, address):
+        """Whether a deletion of what this path names would be left to the kernel; None
+        for a spelling no rename accepts ('.', '..', '/', ''): the kernel refuses it."""
+        raw = self._memory.string(tid, address)
+        try:
+            located = target.locate(tid, dirfd, raw, False)
+        except OSError:
+            return None
+        parent = os.stat(located[0])
+        if self._places.is_exempt_root(located[3], parent, located[1]):
+            return True
+        found = target.resolve(tid, dirfd, raw, False, located)
+        try:
+            left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
+            return bool(left) and found.acts_here(parent)
         finally:
             found.close()
 

@@ -73,10 +73,14 @@ def arguments(names, nr, args):
     """(dirfd, path address, removes_dir) from a call's number and raw arguments."""
     name = names.get(nr)
     if name == "unlinkat":
-        dirfd = args[0] & 0xFFFFFFFF
-        dirfd = dirfd - (1 << 32) if dirfd & 0x80000000 else dirfd
-        return dirfd, args[1], bool(args[2] & AT_REMOVEDIR)
+        return dirfd_of(args[0]), args[1], bool(args[2] & AT_REMOVEDIR)
     return AT_FDCWD, args[0], name == "rmdir"
+
+
+def dirfd_of(raw):
+    """A dirfd argument (an int in a 64-bit register) as the signed int it is."""
+    dirfd = raw & 0xFFFFFFFF
+    return dirfd - (1 << 32) if dirfd & 0x80000000 else dirfd
 
 
 # Names the kernel resolves for whoever walks them: opened here they would reach the

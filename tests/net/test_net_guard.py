@@ -38,7 +38,7 @@ def test_sixteen_mixed_processes_stop_exactly_at_the_threshold(sandbox):
     )
     assert result.returncode == 0, result.stderr
     refused = sum(int(line) for line in result.stdout.split())
-    assert refused == PROCESSES * ROUNDS - THRESHOLD
+    assert refused == PROCESSES * ROUNDS - THRESHOLD, (result.stdout, result.stderr[-2000:])
     remaining = sum(len(list((sandbox.work / f"w{i}").iterdir())) for i in range(PROCESSES))
     assert remaining == refused
     trashed = [e for e in sandbox.report() if e["operation"] == "trash"]
