@@ -16,6 +16,7 @@ import sys
 import time
 
 from . import guard, jsonl
+from .git import inert
 from .private import open_dir
 from .workspace import work_tree
 
@@ -206,7 +207,7 @@ def _git_paths(git, tree, args, paths, as_args=False):
     paths it prints. Any failure, or no git at all, gives an empty set."""
     if git is None or not paths:
         return set()
-    argv = [git, "-C", tree, *args]
+    argv = inert.argv(git, "-C", tree, *args)
     if as_args:
         argv += paths
     payload = b"" if as_args else b"".join(os.fsencode(p) + b"\0" for p in paths)

@@ -13,11 +13,14 @@ the next `git gc` drops it.
 import os
 import stat
 
+from ..core.git import inert
+
 LARGEST = 64 << 20  # larger files are trashed rather than hashed
 
 
 class Blobs:
-    def __init__(self):
+    def __init__(self, git):
+        self._git = git  # the path of the git to ask, or None
         self._checkers = {}  # work tree top -> a `git cat-file --batch-check` process
 
     def in_head(self, top, relative, parent_fd, name, st):
@@ -56,16 +59,17 @@ class Blobs:
         checker = self._checkers.get(top)
         if checker is not None and checker.poll() is None:
             return checker
+        if self._git is None:
+            return None
         import subprocess
 
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
         try:
             checker = subprocess.Popen(
-                ["git", "-C", top, "cat-file", "--batch-check"],
+                inert.argv(self._git, "-C", top, "cat-file", "--batch-check"),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                env=env,
+                env=inert.environ(os.environ),
             )
         except OSError:
             return None

@@ -5,9 +5,99 @@ A git process's git dir is GIT_DIR from its environment (relative to its cwd), e
 the nearest `.git` from its cwd up (git changes to the top of the work tree at start),
 else its cwd itself when that is a bare repository. A `.git` file (worktrees,
 submodules) points at the real git dir; a worktree's git dir names a common dir too.
+
+A git process is the real git, known by its executable's identity rather than its
+name: a copy of rm called git-tidy, git-lfs or git-annex (whose store in
+`.git/annex` holds the only copy of annexed files) is judged like any program. Real
+git is the binary the run's PATH finds (same device and inode) or a program in that
+git's own exec path (`git --exec-path`: its helpers and subcommands). Even real git's
+deletions in the add-ons' stores (`annex/`, `lfs/`) are judged, and so are objects
+it deletes that no pack holds (see gitobjects).
 """
 
 import os
+
+from ..core.git import inert
+from . import gitobjects
+
+_ADD_ON_STORES = ("annex", "lfs")
+
+
+class Trust:
+    """Which processes are the real git, and what in their git dir is their own."""
+
+    def __init__(self, environ):
+        self.git = inert.find(environ)  # a few stats: the first deletion pays for it
+        self._identity = _identity(self.git) if self.git else None
+        self._exec_path = None  # asked of git once, the first time it is needed
+        self._dirs = {}  # (cwd, GIT_DIR) of a git process -> its git dirs
+        self._objects = gitobjects.Objects()
+
+    def is_git(self, tid):
+        try:
+            st = os.stat(f"/proc/{tid}/exe")
+        except OSError:
+            return False
+        if self._identity is None:
+            return False
+        if (st.st_dev, st.st_ino) == self._identity:
+            return True
+        prefix = self._exec_prefix()
+        try:
+            exe = os.readlink(f"/proc/{tid}/exe")
+        except OSError:
+            return False
+        # The name is spelled in the caller's mount namespace: it counts only when it
+        # names that very file here too.
+        return exe.startswith(prefix) and _identity(exe) == (st.st_dev, st.st_ino)
+
+    def git_dirs(self, tid):
+        return git_dirs_of(tid, self._dirs)
+
+    def own_bookkeeping(self, path, tid):
+        """path lies in the git dir of git process tid, outside the add-ons' stores."""
+        if not self.is_git(tid):
+            return False
+        inside = [d for d in self.git_dirs(tid) if path.startswith(d + os.sep)]
+        if not inside:
+            return False
+        common = min(inside, key=len)
+        head, _, rest = path[len(common) + 1 :].partition(os.sep)
+        if head == "objects":
+            return not self._objects.loses_content(os.path.join(common, head), rest)
+        return head not in _ADD_ON_STORES
+
+    def _exec_prefix(self):
+        if self._exec_path is None:
+            self._exec_path = _exec_path(self.git)
+        return self._exec_path
+
+
+def _identity(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _exec_path(git):
+    """'dir/' for git's real exec path, or '\0' (matching nothing) when unknown."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            inert.argv(git, "--exec-path"),
+            capture_output=True,
+            timeout=30,
+            env=inert.environ(os.environ),
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "\0"
+    found = os.fsdecode(done.stdout).strip()
+    if done.returncode or not os.path.isabs(found):
+        return "\0"
+    return os.path.realpath(found).rstrip(os.sep) + os.sep
 
 
 def git_dirs_of(tid, cache):

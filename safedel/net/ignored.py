@@ -2,20 +2,24 @@
 
 Compilers, linkers and package managers replace their outputs in build/, dist/,
 target/ or node_modules/ all the time; trashing each would flood the trash. Only such
-trees are left: a directory git ignores is one when its name says it holds build
-output (BUILD_NAMES). Everything else git ignores
-(data/, models/, a home directory's dotfiles repository ignoring `*`) is judged like
-any other path: an ignore rule says "do not commit", not "nothing to lose".
+trees are left: the outermost directory git ignores (git never looks inside it) is
+one when its name says it holds build output (BUILD_NAMES) and the rule that ignores
+it names it. Everything else git ignores (data/, models/, a home directory's dotfiles
+repository ignoring `*`, and data/target/ under an ignored data/) is judged like any
+other path: an ignore rule says "do not commit", not "nothing to lose".
 
 Never left to the kernel:
 - when a workspace root or the directory the command started in is itself ignored
   (a home directory kept in git with `*` in its .gitignore ignores every project);
-- when the rule that matches is a catch-all (`*`, `/*`, `**`...);
+- when the rule that matches is a catch-all (`*`, `/*`, `**`...), or takes everything
+  in a parent (`data/*`, `data/**`);
 - for a directory that is a workspace root or an ancestor of one.
 """
 
 import fnmatch
 import os
+
+from ..core.git import inert
 
 BUILD_NAMES = (
     "build", "dist", "target", "node_modules", "out", "_build", "__pycache__",
@@ -26,27 +30,36 @@ BUILD_NAMES = (
 _CATCH_ALL = {"*", "/*", "**", "/**", "*/", "/*/", "**/", "**/*", "/**/*", "*/**"}
 
 
-def in_build_tree(top, parent, anchors):
+def in_build_tree(top, parent, anchors, git):
     """True when parent (strictly inside work tree top) lies in an ignored build tree.
-    anchors: real paths of the workspace roots and the start directory."""
+    anchors: real paths of the workspace roots and the start directory; git: the path
+    of the git to ask."""
     relative = os.path.relpath(parent, top).split(os.sep)
     candidates = ["/".join(relative[: i + 1]) for i in range(len(relative))]
     inside = [a for a in anchors if a != top and a.startswith(top + os.sep)]
     anchored = [os.path.relpath(a, top).replace(os.sep, "/") for a in inside]
-    ignored = _check_ignore(top, candidates + anchored)
+    ignored = _check_ignore(git, top, candidates + anchored)
     if ignored is None or any(a in ignored for a in anchored):
         return False
-    if any(_catch_all(ignored[c]) for c in candidates if c in ignored):
+    # git leaves out the outermost ignored directory as a whole and never looks inside
+    # it: that one decides. data/target under an ignored data/ is user data, named
+    # like build output by chance; git reports data/'s rule for it.
+    outermost = next((c for c in candidates if c in ignored), None)
+    if outermost is None or _catch_all(ignored[outermost]):
         return False
-    for candidate in candidates:
-        if candidate not in ignored:
-            continue
-        full = os.path.join(top, candidate)
-        if any(a == full or a.startswith(full + os.sep) for a in anchors):
-            continue  # a workspace root, or above one: never a build tree
-        if _build_name(os.path.basename(candidate)):
-            return True
-    return False
+    full = os.path.join(top, outermost)
+    if any(a == full or a.startswith(full + os.sep) for a in anchors):
+        return False  # a workspace root, or above one: never a build tree
+    name = os.path.basename(outermost)
+    return _build_name(name) and _names(ignored[outermost], name)
+
+
+def _names(pattern, name):
+    """Whether the ignore rule names the directory itself by its last component
+    (`target/`, `/build`, `**/node_modules`, `*.egg-info`), rather than taking
+    everything in a parent (`data/**`, `data/*`)."""
+    last = pattern.rstrip("/").rsplit("/", 1)[-1]
+    return bool(last.strip("*?")) and fnmatch.fnmatchcase(name, last)
 
 
 def _build_name(name):
@@ -57,20 +70,20 @@ def _catch_all(pattern):
     return pattern in _CATCH_ALL
 
 
-def _check_ignore(top, relatives):
+def _check_ignore(git, top, relatives):
     """{relative path: the pattern that ignores it}, or None when git gives no verdict."""
     import subprocess  # only once a git work tree is met
 
-    if any("\0" in r for r in relatives):
+    if git is None or any("\0" in r for r in relatives):
         return None
     query = "".join(f"{r}/\0" for r in relatives)
     try:
         done = subprocess.run(
-            ["git", "-C", top, "check-ignore", "-v", "-z", "--stdin"],
+            inert.argv(git, "-C", top, "check-ignore", "-v", "-z", "--stdin"),
             input=os.fsencode(query),
             capture_output=True,
             timeout=30,
-            env=_git_env(),
+            env=inert.environ(os.environ),
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -83,9 +96,3 @@ def _check_ignore(top, relatives):
         if pattern and not pattern.startswith("!"):
             found[path.rstrip("/")] = pattern
     return found
-
-
-def _git_env():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    return env

@@ -8,8 +8,8 @@
   across exec. What a trash holds (`files/`) and the report are judged like any path;
 - exempt roots (the temp directory by default), judged on the real path, outside
   every workspace root nearer than them, and on their own mount (see exempt);
-- the git dir of the repository a git process works in (locks, gc, prune), never a
-  nested repository's `.git` (see gitcaller);
+- the git dir of the repository the real git works in (locks, gc, prune), never a
+  nested repository's `.git` nor an add-on's store (see gitcaller);
 - anything inside an ignored build tree (see ignored) on the work tree's own mount
   (see mounts);
 - a file git itself deletes whose content is the blob HEAD has at that path (see
@@ -48,8 +48,8 @@ class Places:
         self._ignored = {}  # real parent directory -> does git call it a build tree?
         self._build_mounts = mounts.Boundaries(lambda parent: [self._top(parent)])
         self._repos = {}  # directory -> its work tree top, or None
-        self._git_dirs = {}  # (cwd, GIT_DIR) of a git process -> its git dirs
-        self._blobs = gitblobs.Blobs()
+        self._git = gitcaller.Trust(environ)
+        self._blobs = gitblobs.Blobs(self._git.git)
 
     def left_to_kernel(self, path, tid, parent, st):
         """A short reason when the kernel should do this deletion itself, else None.
@@ -62,21 +62,21 @@ class Places:
             return "safedel's own files"
         parts = parent.split(os.sep)
         if ".git" in parts:
-            return "git's own bookkeeping" if self._in_callers_git_dir(path, tid) else None
+            return "git's own bookkeeping" if self._git.own_bookkeeping(path, tid) else None
         if self._ignored_tree(parent, st):
             return "inside an ignored build tree"
         return None
 
     def git_can_restore(self, found, tid):
         """When git itself deletes content it stores (found.inspect() done)."""
-        if not _is_git(tid):
+        if not self._git.is_git(tid):
             return False
         top = self._top(os.path.dirname(found.path))
         if top is None:
             return False
         if found.removes_dir:
             return target.is_empty_dir(found)  # git prunes the directories it emptied
-        own = gitcaller.git_dirs_of(tid, self._git_dirs)
+        own = self._git.git_dirs(tid)
         if not own or gitcaller.git_dir_of_top(top) != own[0]:
             return False  # a nested repository's files: not the caller's to give back
         relative = os.path.relpath(found.path, top).replace(os.sep, "/")
@@ -105,12 +105,6 @@ class Places:
                 return os.sep.join(parts[: i + 2]) + os.sep
         return None
 
-    def _in_callers_git_dir(self, path, tid):
-        if not _is_git(tid):
-            return False
-        dirs = gitcaller.git_dirs_of(tid, self._git_dirs)
-        return any(path.startswith(d + os.sep) for d in dirs)
-
     def _ignored_tree(self, parent, st):
         # git's verdict is about the path (kept across a rebuild that makes build/
         # anew); the mount is about the directory now there (see mounts).
@@ -125,7 +119,7 @@ class Places:
         top = self._top(parent)
         if top is None or parent == top:
             return False
-        return ignored.in_build_tree(top, parent, self._anchors)
+        return ignored.in_build_tree(top, parent, self._anchors, self._git.git)
 
     def _top(self, directory):
         """The work tree containing directory (a `.git` entry above it), or None."""
@@ -147,15 +141,6 @@ class Places:
 def _prefixes(roots):
     """'root/' for each real root: a path strictly inside starts with one of them."""
     return tuple(os.path.realpath(r).rstrip(os.sep) + os.sep for r in roots if r)
-
-
-def _is_git(tid):
-    try:
-        exe = os.readlink(f"/proc/{tid}/exe")
-    except OSError:
-        return False
-    name = os.path.basename(exe)
-    return name == "git" or name.startswith("git-")
 
 
 def _trash_bookkeeping(trash, relative):
