@@ -163,10 +163,11 @@ def _search():
                 return record
             seen.add(pid)
             pid = found[0]
-        # An orphan's new parent need not be its run: `safedel serve` adopts the
-        # orphans of all its runs (a subreaper). A served run's root leads the session
-        # it made, and every process in that session descends from it; while a
-        # session exists its id names no other process.
+        # An orphan's new parent need not be its run: a served run's root adopts the
+        # run's orphans (a subreaper), but where it cannot be one they go to the
+        # server, which adopts those of all its runs. A served run's root leads the
+        # session it made, and every process in that session descends from it; while
+        # a session exists its id names no other process.
         sid = os.getsid(0)
         found = None if sid <= 1 or sid in seen else _stat(sid)
         return None if found is None else _lookup(pending, directories, f"{sid}-{found[1]}")

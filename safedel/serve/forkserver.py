@@ -12,7 +12,8 @@ each run it clones a child with CLONE_PARENT, so the child is the server's own (
 wait, pidfd, subreaper and tree kill are those of any run), and goes back to waiting.
 The child leaves for a session of its own, applies the actions (a pty opened then
 becomes its controlling terminal), writes the run's pointer (serve/pointers.py: the
-processes of the run find their run from it), installs no_new_privs and the filter,
+processes of the run find their run from it) and becomes a subreaper (the run's
+orphans stay below the pointer), installs no_new_privs and the filter,
 sends b"L" with the listener and its pid on the reply socket (b"E" and the errno when
 the kernel refused the filter, b"N" for a run without the net), and execs; an exec
 that fails, or a pointer that no folder took, sends b"X" and the errno. A reply socket
@@ -41,6 +42,7 @@ CLONE_PARENT = 0x00008000
 SIGCHLD = 17
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_CHILD_SUBREAPER = 36
 PR_SET_DUMPABLE = 4
 SECCOMP_SET_MODE_FILTER = 1
 FLAG_NEW_LISTENER = 1 << 3
@@ -134,6 +136,7 @@ def child(kernel, reply, command, passed):  # pragma: no cover (leaves by exec o
                     os.close(opened)
         if pointer is not None:
             leave(folders, pointer)
+            kernel.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # see serve/pointers.py
         fd = kernel.install() if filtered else None
         if fd is None:
             reply.sendall(REPLY.pack(b"N", 0, pid))

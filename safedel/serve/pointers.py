@@ -77,18 +77,37 @@ class Pointer:
 class Installer:
     """What net.spawn.spawn (the direct fork) calls in the child: the pointer first,
     then the net's filter when the run has it. forking.ForkServer reads the same
-    fields and has its own child do both."""
+    fields and has its own child do both.
+
+    The child also becomes a child subreaper, which its exec keeps: a process orphaned
+    inside the run (a double fork, `setsid -f`) is adopted by the run's root, below
+    the pointer, rather than by the server, where no run's pointer is. `safedel run`
+    in capture mode is such a subreaper itself. The root then reaps those orphans, as
+    a shell does any child; the executor still ends the whole tree with the root."""
 
     def __init__(self, pointer, net_installer=None):
         self.pointer = pointer
         self.filtered = net_installer is not None
         self._net = net_installer
+        self._prctl = _libc_prctl()  # loaded here: the child only calls it
 
     def install(self):
         """The listener fd, or -errno (ENOSYS: no filter wanted); OSError when the
         pointer could not be left (the child then reports a failed start)."""
         forkserver.leave(self.pointer.fds, self.pointer.data)
+        self._prctl(forkserver.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         return self._net.install() if self._net is not None else -errno.ENOSYS
+
+
+_prctl = []
+
+
+def _libc_prctl():
+    if not _prctl:
+        import ctypes
+
+        _prctl.append(ctypes.CDLL(None, use_errno=True).prctl)
+    return _prctl[0]
 
 
 def forget(names):

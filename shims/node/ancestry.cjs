@@ -136,9 +136,9 @@ function search() {
     seen.add(pid);
     pid = stat.ppid;
   }
-  // An orphan's new parent need not be its run: `safedel serve` adopts the orphans of
-  // all its runs. A served run's root leads the session it made, and every process in
-  // that session descends from it (runpointer.py says the same).
+  // An orphan's new parent need not be its run (where a served run's root cannot
+  // adopt it, the server does). A served run's root leads the session it made, and
+  // every process in that session descends from it (runpointer.py says the same).
   if (!(sid > 1) || seen.has(sid)) return null;
   const leader = procStat(sid);
   return leader === null ? null : lookup(pending, dirs, `${sid}-${leader.start}`);

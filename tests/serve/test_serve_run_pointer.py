@@ -202,8 +202,8 @@ def test_the_next_server_removes_the_pointers_of_a_server_killed_mid_run(sandbox
 
 @pytest.mark.parametrize("deleter", ["rm", "node"])
 def test_an_orphan_of_a_served_run_is_still_under_its_guard(sandbox, deleter):
-    """The server adopts the orphans of all its runs: an orphan finds its run through
-    the session its run's root leads, not through its new parent."""
+    """An orphan inside the run is adopted by the run's root, which carries the
+    pointer (and its session's leader is that root too)."""
     served = Served(sandbox)
     try:
         raw = Raw(served.path)
@@ -212,14 +212,13 @@ def test_an_orphan_of_a_served_run_is_still_under_its_guard(sandbox, deleter):
             (sandbox.work / f"f{n:02}").write_text("x")
         inner = ESCAPE.format(moved=sandbox.root / "moved") + DELETERS[deleter]
         # The middle subshell exits at once; the innermost one waits for its parent to
-        # be gone (adopted by the server), then deletes.
-        waits = "me=$BASHPID; while [ $(ps -o ppid= -p $me) -ne $SERVER ]; do sleep 0.01; done"
-        command = f"( ( {waits}; {inner}; echo orphan $? ) & ); sleep 60"
+        # be gone (it is adopted), then deletes.
+        waits = "me=$BASHPID; while [ $(ps -o ppid= -p $me) -eq $mid ]; do sleep 0.01; done"
+        command = f"( mid=$BASHPID; ( {waits}; {inner}; echo ORPHAN-DONE $? ) & ); sleep 60"
         data = {"command": command, "shell": "bash", "cwd": str(sandbox.work), "turn": "T"}
-        data["env"] = {"SERVER": str(served.proc.pid)}
         process_id = raw.ok("r", "RunExecutable", data)["processId"]
         while not any(
-            e["command"] == "ProcessOutput" and "orphan" in e["data"]["data"]
+            e["command"] == "ProcessOutput" and "ORPHAN-DONE" in e["data"]["data"]
             for e in raw.of(process_id)
         ):
             raw.read()
@@ -227,6 +226,35 @@ def test_an_orphan_of_a_served_run_is_still_under_its_guard(sandbox, deleter):
         result = raw.exit_of(process_id)
         left = os.listdir(sandbox.work)
         assert len(left) == (60 if deleter == "rm" else 60 - THRESHOLD), result
+        assert any(e["command"] == "GuardRequest" for e in raw.of(process_id)), result
+    finally:
+        assert served.stop() == 0
+
+
+def test_a_process_that_leaves_for_a_session_of_its_own_stays_under_its_runs_guard(sandbox):
+    """`setsid -f` forks, and the child makes a session of its own while its parent
+    exits: the run's root adopts it (a subreaper), so its chain still reaches the
+    pointer."""
+    served = Served(sandbox)
+    try:
+        raw = Raw(served.path)
+        raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)], "threshold": THRESHOLD})
+        for n in range(60):
+            (sandbox.work / f"f{n:02}").write_text("x")
+        inner = (
+            ESCAPE.format(moved=sandbox.root / "moved") + "sh -c 'rm -f f*; echo SETSID-DONE $?'"
+        )
+        command = f"setsid -f {inner}; sleep 60"
+        data = {"command": command, "shell": "bash", "cwd": str(sandbox.work), "turn": "T"}
+        process_id = raw.ok("r", "RunExecutable", data)["processId"]
+        while not any(
+            e["command"] == "ProcessOutput" and "SETSID-DONE" in e["data"]["data"]
+            for e in raw.of(process_id)
+        ):
+            raw.read()
+        raw.ok("k", "ProcessKill", {"processId": process_id})
+        result = raw.exit_of(process_id)
+        assert len(os.listdir(sandbox.work)) == 60, result
         assert any(e["command"] == "GuardRequest" for e in raw.of(process_id)), result
     finally:
         assert served.stop() == 0
