@@ -21,18 +21,23 @@ import re
 _LOOSE = re.compile(r"[0-9a-f]{2}/(?:[0-9a-f]{38}|[0-9a-f]{62})\Z")
 _PACK = re.compile(r"pack/(pack-[0-9a-f]+)\.(pack|idx)\Z")
 _MAGIC = b"\377tOc\0\0\0\2"
-_LARGEST_PACK = 2_000_000  # objects: a larger one is trashed rather than compared
 
 
 class Objects:
     def __init__(self):
         self._indexes = {}  # idx path -> (mtime_ns, size, mapped index or None)
+        self._listings = {}  # pack dir -> (mtime_ns, its index names)
 
     def loses_content(self, objects_dir, relative):
         """True when git deleting objects_dir/relative drops content no pack (or, for
         a pack, no loose object) still holds."""
         if _LOOSE.match(relative):
             name = bytes.fromhex(relative.replace("/", ""))
+            if any(_contains(i, name) for i in self._packs(objects_dir, None)):
+                return False
+            # A directory's mtime can stay the same across two quick changes: list
+            # it afresh before trashing.
+            self._listings.pop(os.path.join(objects_dir, "pack"), None)
             return not any(_contains(i, name) for i in self._packs(objects_dir, None))
         found = _PACK.match(relative)
         if found is None:
@@ -41,20 +46,15 @@ class Objects:
         if found.group(2) == "idx" and not os.path.lexists(base + ".pack"):
             return False  # its pack is gone already: an index alone holds no content
         mine = self._index(base + ".idx")
-        if mine is None or _count(mine) > _LARGEST_PACK:
+        self._listings.pop(os.path.dirname(base), None)
+        if mine is None:
             return True
-        others = self._packs(objects_dir, base + ".idx")
-        return not all(
-            any(_contains(i, name) for i in others) or _loose(objects_dir, name)
-            for name in _names(mine)
-        )
+        others = [i for i in self._packs(objects_dir, base + ".idx") if i[1] == mine[1]]
+        return not _all_held(mine, others, objects_dir)
 
     def _packs(self, objects_dir, leaving_out):
         pack_dir = os.path.join(objects_dir, "pack")
-        try:
-            names = [n for n in os.listdir(pack_dir) if n.endswith(".idx")]
-        except OSError:
-            return []
+        names = self._listing(pack_dir)
         found = []
         for name in names:
             path = os.path.join(pack_dir, name)
@@ -64,6 +64,29 @@ class Objects:
             if index is not None:
                 found.append(index)
         return found
+
+    def _listing(self, pack_dir):
+        """The index names in pack_dir, listed again only when the directory changed;
+        then the mappings of indexes gone from it are let go (a mapping keeps a
+        deleted file's space)."""
+        try:
+            stamp = os.stat(pack_dir).st_mtime_ns
+        except OSError:
+            return []
+        known = self._listings.get(pack_dir)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        try:
+            names = [n for n in os.listdir(pack_dir) if n.endswith(".idx")]
+        except OSError:
+            return []
+        for path in [p for p in self._indexes if os.path.dirname(p) == pack_dir]:
+            if os.path.basename(path) not in names:
+                del self._indexes[path]
+        if len(self._listings) > 256:
+            self._listings.clear()
+        self._listings[pack_dir] = (stamp, names)
+        return names
 
     def _index(self, path):
         try:
@@ -97,9 +120,32 @@ def _map(path):
     return mapped, width
 
 
-def _count(index):
-    mapped, _ = index
-    return int.from_bytes(mapped[8 + 1020 : 8 + 1024], "big")
+def _bucket(index, first):
+    """The sorted names starting with byte first, as one bytes string."""
+    mapped, size = index
+    low = int.from_bytes(mapped[8 + 4 * (first - 1) : 8 + 4 * first], "big") if first else 0
+    high = int.from_bytes(mapped[8 + 4 * first : 8 + 4 * first + 4], "big")
+    return mapped[8 + 1024 + low * size : 8 + 1024 + high * size]
+
+
+def _all_held(mine, others, objects_dir):
+    """Each object of index mine is in one of others or loose. Compared a fanout
+    bucket at a time: a repack that keeps the objects keeps most buckets byte for byte,
+    so a pack of millions of objects is compared in C, not object by object."""
+    size = mine[1]
+    for first in range(256):
+        names = _bucket(mine, first)
+        if not names or any(_bucket(other, first) == names for other in others):
+            continue
+        held = set()
+        for other in others:
+            bucket = _bucket(other, first)
+            held.update(bucket[i : i + size] for i in range(0, len(bucket), size))
+        for i in range(0, len(names), size):
+            name = names[i : i + size]
+            if name not in held and not _loose(objects_dir, name):
+                return False
+    return True
 
 
 def _contains(index, name):
@@ -120,13 +166,6 @@ def _contains(index, name):
         else:
             return True
     return False
-
-
-def _names(index):
-    mapped, size = index
-    table = 8 + 1024
-    for i in range(_count(index)):
-        yield mapped[table + i * size : table + (i + 1) * size]
 
 
 def _loose(objects_dir, name):
