@@ -2,10 +2,11 @@
 
 - safedel's own bookkeeping: in a trash directory its `info/*.trashinfo` files and
   the `directorysizes` / `safedel-catalog` caches (and their temporary files); in the
-  state directory everything but the report and its rotated segments. The shims only
-  ever delete for real there or in exempt roots, so a shim's own call is recognised
-  by where it points, not by who makes it: no per-process mark to forge or to lose
-  across exec. What a trash holds (`files/`) and the report are judged like any path;
+  state directory only what the shims themselves delete there, by exact name (see
+  statefiles; the rest of it is refused). The shims only ever delete for real there
+  or in exempt roots, so a shim's own call is recognised by where it points, not by
+  who makes it: no per-process mark to forge or to lose across exec. What a trash
+  holds (`files/`) and the report are judged like any path;
 - exempt roots (the temp directory by default), judged on the real path, outside
   every workspace root nearer than them, and on their own mount (see exempt);
 - the git dir of the repository the real git works in (locks, gc, prune), never a
@@ -19,7 +20,7 @@
 import os
 
 from ..core import trashdirs, workspace
-from . import exempt, gitblobs, gitcaller, ignored, mounts, target
+from . import exempt, gitblobs, gitcaller, ignored, mounts, statefiles, target, walk
 
 _TRASH_CACHES = (b"directorysizes", b"safedel-catalog")
 
@@ -51,6 +52,10 @@ class Places:
         self._git = gitcaller.Trust(environ)
         self._blobs = gitblobs.Blobs(self._git.git)
 
+    def exempt_heads(self):
+        """The exempt roots' real paths (bytes), as a caller may spell a parent."""
+        return [os.fsencode(p.rstrip(os.sep) or os.sep) for p in self._exempt_prefixes]
+
     def left_to_kernel(self, path, tid, parent, st):
         """A short reason when the kernel should do this deletion itself, else None.
         parent: os.path.dirname(path); st: the stat of the directory the call acts in."""
@@ -58,7 +63,7 @@ class Places:
         # path is real already: its parent came from the kernel.
         if path.startswith(self._exempt_prefixes) and self._exempt.covers(path, parent, st):
             return "exempt"
-        if self._own_bookkeeping(path, parent):
+        if self._own_bookkeeping(path, parent, tid):
             return "safedel's own files"
         parts = parent.split(os.sep)
         if ".git" in parts:
@@ -85,9 +90,24 @@ class Places:
     def close(self):
         self._blobs.close()
 
-    def _own_bookkeeping(self, path, parent):
+    def state_refusal(self, path, tid):
+        """Why the net refuses this deletion in the state directory, or None."""
+        if not self.in_state(path) or _is_report(path, self._report):
+            return None
+        return None if self._state_allows(path, tid) else "safedel's own state"
+
+    def in_state(self, path):
+        return path.startswith(self._state) or path + os.sep in self._state
+
+    def _state_allows(self, path, tid):
+        caller = walk.tgid_of(tid)
+        return statefiles.verdict(path, self._state[0], caller) == statefiles.KERNEL
+
+    def _own_bookkeeping(self, path, parent, tid):
         if path.startswith(self._state):
-            return not _is_report(path, self._report)
+            if _is_report(path, self._report):
+                return False
+            return self._state_allows(path, tid)
         trash = next((t for t in self._trashes if path.startswith(t)), None)
         if trash is None:
             trash = self._topdir_trash(parent)

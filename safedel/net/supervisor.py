@@ -15,7 +15,7 @@ import sys
 import time
 
 from ..core import settings
-from . import bpf, dirmodes, farpath, moves, notify, target
+from . import bpf, callerperm, dirmodes, farpath, moves, notify, target, walk
 
 RUNTIME = "net"
 
@@ -31,6 +31,7 @@ class Supervisor:
         # Made at the first call (_ready): most commands delete nothing, and `safedel
         # run -- true` must not pay for the settings, the places and ctypes' libc.
         self._settings = self._places = self._memory = None
+        self._plain_heads = frozenset()
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
         self._finished = _thread.allocate_lock()
         self._finished.acquire()
@@ -94,6 +95,7 @@ class Supervisor:
         from . import places
 
         self._places = places.Places(self._settings, self._environ)
+        self._plain_heads = frozenset((b".", *self._places.exempt_heads()))
         self._memory = notify.Memory()
 
     def _one(self):
@@ -129,19 +131,25 @@ class Supervisor:
             return
         # The commonest call by far, a temp file straight inside an exempt root, is
         # told by the parent's identity: one stat through the caller's own walk, no
-        # descriptor opened, no path read back. A stale id makes CONTINUE fail
-        # harmlessly: no check needed first.
-        try:
-            parent = os.stat(located[0])
-        except OSError:
-            parent = None  # resolve() below meets the same error and answers it
-        if parent is not None and self._places.is_exempt_root(located[3], parent, located[1]):
-            channel.answer(notif_id, proceed=True)
-            return
+        # descriptor opened, no path read back. Only a head with no walk the
+        # supervisor could take differently from the caller (none, '.', or an exempt
+        # root's own real path: no symlink, no '..', no /proc/self on the way) takes
+        # it. A stale id makes CONTINUE fail harmlessly: no check needed first.
+        parent = None
+        if not located[3] or located[3] in self._plain_heads:
+            try:
+                parent = os.stat(located[0])
+            except OSError:
+                pass  # resolve() below meets the same error and answers it
+            if parent is not None and self._places.is_exempt_root(located[3], parent, located[1]):
+                channel.answer(notif_id, proceed=True)
+                return
         try:
             found = target.resolve(tid, dirfd, raw, removes_dir, located)
         except OSError as exc:
             if channel.still_valid(notif_id):
+                if isinstance(exc, walk.FailClosed):
+                    self._fail_closed(os.fsdecode(raw), exc.reason)
                 channel.answer(notif_id, exc.errno or errno.EIO)
             return
         try:
@@ -155,9 +163,15 @@ class Supervisor:
                 channel.answer(notif_id, proceed=True)
                 return
             try:
-                found.inspect()
+                found.inspect(lambda parent_st, st: callerperm.denies(tid, parent_st, st))
             except OSError as exc:
                 channel.answer(notif_id, exc.errno or errno.EIO)
+                return
+            refusal = self._places.state_refusal(found.path, tid)
+            if refusal:
+                if channel.still_valid(notif_id):
+                    self._fail_closed(found.path, refusal)
+                    channel.answer(notif_id, errno.EPERM)
                 return
             if self._places.git_can_restore(found, tid) and found.acts_here(parent):
                 channel.answer(notif_id, proceed=True)
@@ -197,24 +211,39 @@ class Supervisor:
             located = target.locate(tid, dirfd, raw, False)
         except OSError:
             return None
-        parent = os.stat(located[0])
-        if self._places.is_exempt_root(located[3], parent, located[1]):
-            return True
+        parent = None
+        if not located[3] or located[3] in self._plain_heads:  # as in _decide
+            parent = os.stat(located[0])
+            if self._places.is_exempt_root(located[3], parent, located[1]):
+                return True
         found = target.resolve(tid, dirfd, raw, False, located)
         try:
+            if parent is None:
+                parent = os.fstat(found.parent_fd)
             left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
             return bool(left) and found.acts_here(parent)
         finally:
             found.close()
 
-    def _judge(self, found):
-        """0 once trashed, or the errno the caller gets."""
-        # Imported at the first judgement: `safedel run -- true` never pays for them.
-        from ..core import deletion, markers, trash
+    def _markers(self):
+        """The markers module, routed to the command's stderr and judging for its run."""
+        from ..core import markers
 
         if self._marker_fd is not None:
             markers.route(self._marker_fd)  # this thread's markers: the command's stderr
         markers.judge_for(self._environ)
+        return markers
+
+    def _fail_closed(self, path, reason):
+        markers = self._markers()
+        markers.emit(markers.FAIL_CLOSED, {"path": path, "reason": reason})
+
+    def _judge(self, found):
+        """0 once trashed, or the errno the caller gets."""
+        # Imported at the first judgement: `safedel run -- true` never pays for them.
+        from ..core import deletion, trash
+
+        markers = self._markers()
         if found.removes_dir and not dirmodes.is_empty(found.parent_fd, found.name, found.st):
             return errno.ENOTEMPTY
         item, reason = farpath.item_of(found)

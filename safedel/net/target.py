@@ -10,9 +10,10 @@ import errno
 import os
 import stat
 
+from . import walk
+
 AT_FDCWD = -100
 AT_REMOVEDIR = 0x200
-_DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 class Target:
@@ -29,10 +30,15 @@ class Target:
         self.trailing = trailing
         self.st = None
 
-    def inspect(self):
+    def inspect(self, may_delete=None):
         """lstat the item and check the call suits it; OSError with the kernel's errno.
-        Only needed when safedel acts: a call left to the kernel gets its own checks."""
+        Only needed when safedel acts: a call left to the kernel gets its own checks.
+        may_delete(parent_st, st): 0 or the errno the caller's credentials earn it."""
         self.st = os.stat(self.name, dir_fd=self.parent_fd, follow_symlinks=False)
+        if may_delete is not None:  # the kernel checks the caller's right before the kind
+            denied = may_delete(os.fstat(self.parent_fd), self.st)
+            if denied:
+                raise OSError(denied, os.strerror(denied))
         _check_kind(self.st, self.removes_dir, self.trailing)
 
     def acts_here(self, caller_parent):
@@ -83,26 +89,11 @@ def dirfd_of(raw):
     return dirfd - (1 << 32) if dirfd & 0x80000000 else dirfd
 
 
-# Names the kernel resolves for whoever walks them: opened here they would reach the
-# supervisor's own descriptors, not the caller's (Node's exempt deletes go through
-# /proc/self/fd/N/name, as unlinkat would).
-_PER_PROCESS = ((b"/proc/self", b""), (b"/proc/thread-self", b""), (b"/dev/fd", b"/fd"))
-
-
-def _as_caller(tid, head):
-    """head spelled as the caller's own /proc entries, or None if it names none."""
-    if not head.startswith((b"/proc/", b"/dev/fd")):
-        return None  # nearly every call: one test, not three
-    for prefix, inside in _PER_PROCESS:
-        if head == prefix or head.startswith(prefix + b"/"):
-            return b"/proc/%d%s%s" % (tid, inside, head[len(prefix) :])
-    return None
-
-
 def locate(tid, dirfd, raw, removes_dir):
     """(base, name, trailing, head): base names the parent for the caller, through
     /proc, head as the caller spelled it; OSError carrying the errno the kernel would
-    give a path it refuses outright."""
+    give a path it refuses outright. base is walked by the supervisor's own rules: it
+    is the caller's parent only for a head with no walk in it (see supervisor)."""
     if not raw:
         raise OSError(errno.ENOENT, "empty path")
     stripped = raw.rstrip(b"/")
@@ -114,10 +105,7 @@ def locate(tid, dirfd, raw, removes_dir):
         raise OSError(errno.EINVAL if removes_dir else errno.EISDIR, "'.'")
     if name == b"..":
         raise OSError(errno.ENOTEMPTY if removes_dir else errno.EISDIR, "'..'")
-    own = _as_caller(tid, head)
-    if own is not None:
-        base = own
-    elif stripped[:1] == b"/":
+    if stripped[:1] == b"/":
         base = b"/proc/%d/root/%s" % (tid, head.lstrip(b"/"))
     elif dirfd == AT_FDCWD:
         base = b"/proc/%d/cwd/%s" % (tid, head)
@@ -129,10 +117,10 @@ def locate(tid, dirfd, raw, removes_dir):
 def resolve(tid, dirfd, raw, removes_dir, located=None):
     """A Target, or OSError carrying the errno the kernel would have returned.
     located: what locate() gave for these arguments already."""
-    base, name, trailing, _ = located or locate(tid, dirfd, raw, removes_dir)
-    # One open through the magic link: the rest of the walk follows symlinks as the
-    # kernel's own walk for the caller would (with no head, "link/" is where it points).
-    parent = os.open(base, _DIR_FLAGS)
+    _, name, trailing, head = located or locate(tid, dirfd, raw, removes_dir)
+    # The caller's own walk, redone from its own root, cwd or dirfd (see walk); with
+    # no head, "link/" is where the link points.
+    parent = walk.open_parent(tid, dirfd, head, raw[:1] == b"/")
     try:
         real_parent = os.fsdecode(real_path(parent))
         path = real_parent.rstrip("/") + "/" + os.fsdecode(name)  # only "/" ends in "/"

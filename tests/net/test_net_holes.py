@@ -138,7 +138,9 @@ def test_the_trash_contents_and_the_report_are_judged(sandbox):
     ledger.write_text("safedel's own")
     script = f"/bin/rm {state_report} {segment} {ledger}"
     done = sandbox.run("sh", "-c", script, env=env)
-    assert not ledger.exists()  # the rest of the state directory is safedel's own
+    # The rest of the state directory is safedel's own: refused, whoever asks.
+    assert ledger.read_text() == "safedel's own", done.stderr
+    assert done.stderr.count(b"SAFE_DELETE_FAIL_CLOSED") == 1, done.stderr
     # The report and its segment are judged: outside the workspace, refused and kept.
     assert b"c.txt" in state_report.read_bytes(), done.stderr
     assert segment.read_text() == "{}\n"

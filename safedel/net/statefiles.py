@@ -1,0 +1,60 @@
+"""What the net lets delete for real in safedel's state directory, and nothing more.
+
+The state directory holds what a run cannot be trusted to undo: the guard's ledgers,
+approvals, run records, run pointers. A command that removes them resets its count or
+forges its consent, so the net refuses every deletion there (EPERM and a marker, as
+the rm shim refuses it), except the few that safedel's own shims and launchers make,
+each known by its exact name (renames over a file are not deletions the net sees):
+
+- the guard's pruning (core.guardturn.prune, the Node shim's ledger.cjs): a ledger or
+  signal file `bulk-guard|signals/<session>/<name>` untouched for a day, and the
+  emptied session directory once it too is a day old;
+- a signal claimed by its reader (core.signals._claim):
+  `signals/<session>/.<name>.<pid>.<hex>.taking`, pid the caller's own;
+- a process's own run pointer when it ends (core.runpointer.unpoint):
+  `by-pid/<pid>-<start>`, pid the caller's own;
+- the prompt's git link made aside (shells.promptgit): `prompt-git/<hash>/git.<pid>`,
+  pid the caller's own.
+
+The report and its rotated segments are judged like any path (see places).
+"""
+
+import os
+import stat
+import time
+
+from ..core import guard, runpointer
+
+KERNEL, REFUSE = "kernel", "refuse"
+
+
+def verdict(path, state, caller_pid):
+    """KERNEL or REFUSE for path (real, str) inside the state dir (state: its real path
+    and a trailing '/'); caller_pid: the calling process (thread group) id."""
+    parts = path[len(state) :].split(os.sep)
+    if len(parts) == 2 and parts[0] == runpointer.BY_PID:
+        return KERNEL if parts[1].partition("-")[0] == str(caller_pid) else REFUSE
+    if len(parts) == 3 and parts[0] == "prompt-git":
+        return KERNEL if parts[2] == f"git.{caller_pid}" else REFUSE
+    if parts[0] not in (guard.LEDGERS, guard.SIGNALS) or len(parts) not in (2, 3):
+        return REFUSE
+    if len(parts) == 3 and parts[0] == guard.SIGNALS and _claimed_by(parts[2], caller_pid):
+        return KERNEL
+    return KERNEL if _pruned(path, len(parts) == 2) else REFUSE
+
+
+def _claimed_by(name, pid):
+    if not (name.startswith(".") and name.endswith(".taking")):
+        return False
+    fields = name[: -len(".taking")].rsplit(".", 2)
+    return len(fields) == 3 and fields[1] == str(pid)
+
+
+def _pruned(path, is_session_dir):
+    """Whether the guard's pruning would remove it now: untouched for PRUNE_AGE."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    kind_ok = stat.S_ISDIR(st.st_mode) if is_session_dir else stat.S_ISREG(st.st_mode)
+    return kind_ok and st.st_mtime < time.time() - guard.PRUNE_AGE

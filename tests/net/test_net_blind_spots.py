@@ -1,0 +1,249 @@
+"""The net's own blind spots: its state directory, a caller's credentials, a caller's
+/proc/self however spelled, and a caller's root after chroot.
+
+Each test drives real programs under `safedel run` and checks that the file named is
+either in place (with the kernel's error, or EPERM and a marker) or in the trash, and
+that no other file was touched.
+"""
+
+import os
+import subprocess
+
+import pytest
+from conftest import IN_CI, last_markers, require
+from netkit import NOBODY, require_net, static_binary
+
+
+def _require_root():
+    if os.geteuid() != 0:
+        if IN_CI:
+            pytest.fail("CI runs as root")
+        pytest.skip("needs root")
+
+
+# -- the state directory ---------------------------------------------------------------
+
+
+def _state_files(sandbox):
+    approvals = sandbox.state / "approvals"
+    approvals.mkdir()
+    (approvals / "9dd4b110f4f6d872").write_text("token record")
+    ledger = sandbox.state / "bulk-guard" / "37a8eec1ce19687d" / "d6174db3de0dada7.jsonl"
+    ledger.parent.mkdir(parents=True)
+    ledger.write_text('{"count": 3}\n')
+    return approvals, ledger
+
+
+@pytest.mark.parametrize(
+    "remover",
+    [
+        "/bin/rm -rf {approvals} {ledger}",
+        "busybox rm -rf {approvals} {ledger}",
+        "python3 -I -c 'import os, sys; [os.remove(p) for p in sys.argv[1:]]' "
+        "{approvals}/9dd4b110f4f6d872 {ledger}",
+    ],
+)
+def test_the_state_directory_is_refused_to_any_remover(sandbox, remover):
+    require_net()
+    require("busybox")
+    approvals, ledger = _state_files(sandbox)
+    script = remover.format(approvals=approvals, ledger=ledger)
+    done = sandbox.run("sh", "-c", script)
+    assert done.returncode != 0, done.stderr
+    assert (approvals / "9dd4b110f4f6d872").read_text() == "token record"
+    assert ledger.read_text() == '{"count": 3}\n'
+    marker = last_markers(done.stderr).get("SAFE_DELETE_FAIL_CLOSED")
+    assert marker is not None and marker["reason"] == "safedel's own state", done.stderr
+    assert sandbox.trashed_names() == []
+
+
+def test_what_the_shims_delete_in_the_state_directory_is_left_to_the_kernel(sandbox):
+    """The guard's pruning of a day-old ledger, and a process's own run pointer."""
+    require_net()
+    _, ledger = _state_files(sandbox)
+    old = ledger.parent / "0123456789abcdef.jsonl"
+    old.write_text("{}\n")
+    day_old = os.stat(old).st_mtime - 2 * 86400
+    os.utime(old, (day_old, day_old))
+    pointers = sandbox.state / "by-pid"
+    pointers.mkdir()
+    (pointers / "1-99").write_text("another process's pointer")
+    script = (
+        f"python3 -I -c 'import os, sys; os.remove(sys.argv[1])' {old}; "
+        f"echo x > {pointers}/$$-42; exec /bin/rm {pointers}/$$-42 {pointers}/1-99"
+    )
+    done = sandbox.run("sh", "-c", script)
+    assert not old.exists(), done.stderr
+    assert sorted(os.listdir(pointers)) == ["1-99"], done.stderr
+    assert ledger.exists()
+    assert b"1-99': Operation not permitted" in done.stderr, done.stderr
+    assert sandbox.trashed_names() == []
+
+
+# -- a caller's own credentials ---------------------------------------------------------
+
+
+def _as(uid, *argv):
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *argv]
+
+
+def test_a_child_that_dropped_root_may_not_delete_what_the_kernel_refuses_it(sandbox):
+    _require_root()
+    require_net()
+    require("setpriv")
+    shared = sandbox.work / "shared"
+    shared.mkdir()
+    os.chmod(sandbox.work, 0o755)
+    os.chmod(shared, 0o755)
+    argv = _as(NOBODY, "/bin/rm", "-f", "rootfile")
+    for netted in (False, True):
+        (shared / "rootfile").write_text("root data")
+        if netted:
+            done = sandbox.run(*argv, cwd=shared)
+        else:
+            done = subprocess.run(argv, cwd=shared, capture_output=True, env=sandbox.base_env())
+        assert done.returncode == 1, done.stderr
+        assert b"Permission denied" in done.stderr, done.stderr
+        assert b"SAFE_DELETE" not in done.stderr, done.stderr
+        assert (shared / "rootfile").read_text() == "root data"
+    assert sandbox.trashed_names() == []
+
+
+def test_a_sticky_shared_directory_keeps_another_users_file(sandbox):
+    _require_root()
+    require_net()
+    require("setpriv")
+    os.chmod(sandbox.work, 0o755)
+    sticky = sandbox.work / "sticky"
+    sticky.mkdir()
+    os.chmod(sticky, 0o1777)
+    theirs, mine = sticky / "theirs.txt", sticky / "mine.txt"
+    theirs.write_text("theirs")
+    os.chown(theirs, 1000, 1000)
+    argv = _as(NOBODY, "/bin/rm", "-f", "theirs.txt")
+    plain = subprocess.run(argv, cwd=sticky, capture_output=True, env=sandbox.base_env())
+    mine.write_text("mine")
+    os.chown(mine, NOBODY, NOBODY)
+    script = "/bin/rm -f theirs.txt; /bin/rm mine.txt"
+    done = sandbox.run(*_as(NOBODY, "sh", "-c", script), cwd=sticky)
+    assert plain.returncode == 1 and b"Operation not permitted" in plain.stderr
+    assert b"theirs.txt': Operation not permitted" in done.stderr, done.stderr
+    assert theirs.read_text() == "theirs"
+    assert not mine.exists(), done.stderr
+    assert sandbox.trashed_names() == ["mine.txt"]
+
+
+# -- /proc/self, however spelled ---------------------------------------------------------
+
+
+THREAD_C = r"""
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <fcntl.h>
+static const char *scratch;
+static void *worker(void *x) {
+  (void)x;
+  if (unshare(CLONE_FS) || chdir(scratch)) { perror("thread"); return 0; }
+  close(open("data.txt", O_CREAT | O_WRONLY, 0600));
+  printf("%d\n", unlink("/proc/self/cwd/data.txt"));
+  return 0;
+}
+int main(int argc, char **argv) {
+  scratch = argv[1]; pthread_t t;
+  pthread_create(&t, 0, worker, 0); pthread_join(t, 0); return 0;
+}
+"""
+
+
+def test_proc_self_in_a_thread_with_its_own_cwd_is_the_process(sandbox):
+    """The kernel reads /proc/self as the thread group: the process's cwd (the
+    workspace), not the thread's (a scratch dir in the exempt temp dir)."""
+    require_net()
+    gcc = require("gcc")
+    source = sandbox.root / "thread.c"
+    source.write_text(THREAD_C)
+    program = sandbox.root / "thread"
+    subprocess.run([gcc, "-pthread", "-o", str(program), str(source)], check=True)
+    scratch = sandbox.tmpdir / "scratch"
+    scratch.mkdir()
+    (sandbox.work / "data.txt").write_text("precious")
+    done = sandbox.run(str(program), str(scratch))
+    assert done.stdout == b"0\n", done.stderr
+    assert not (sandbox.work / "data.txt").exists()
+    assert (scratch / "data.txt").exists()  # the thread's own cwd: untouched
+    assert sandbox.trashed_names() == ["data.txt"]
+
+
+@pytest.mark.parametrize("spelling", ["//proc/self/cwd", "/./proc/self/cwd", "/proc//self/cwd"])
+def test_other_spellings_of_proc_self_are_the_callers(sandbox, spelling):
+    """safedel run starts in the exempt temp dir, the caller works in the project: its
+    /proc/self/cwd is the project, whatever the spelling."""
+    require_net()
+    start = sandbox.tmpdir / "start"
+    start.mkdir()
+    (start / "data.txt").write_text("decoy")
+    (sandbox.work / "data.txt").write_text("precious")
+    script = f"cd {sandbox.work} && /bin/rm {spelling}/data.txt"
+    env = sandbox.base_env(SAFEDEL_WORKSPACE=str(sandbox.work))
+    done = sandbox.run("sh", "-c", script, cwd=start, env=env)
+    assert done.returncode == 0, done.stderr
+    assert not (sandbox.work / "data.txt").exists()
+    assert (start / "data.txt").read_text() == "decoy"
+    assert sandbox.trashed_names() == ["data.txt"]
+
+
+@pytest.mark.parametrize("via", ["link", "/proc/1/../self/cwd"])
+def test_a_walk_through_proc_self_the_net_cannot_redo_fails_closed(sandbox, via):
+    """A user's symlink to /proc/self/cwd in the temp dir, or a spelling through '..',
+    cannot reach a workspace file: refused, with a marker, the file in place."""
+    require_net()
+    start = sandbox.tmpdir / "start"
+    start.mkdir()
+    (start / "data.txt").write_text("decoy")
+    (sandbox.tmpdir / "link").symlink_to("/proc/self/cwd")
+    (sandbox.work / "data.txt").write_text("precious")
+    name = f"{sandbox.tmpdir}/link" if via == "link" else via
+    script = f"cd {sandbox.work} && /bin/rm {name}/data.txt"
+    env = sandbox.base_env(SAFEDEL_WORKSPACE=str(sandbox.work))
+    done = sandbox.run("sh", "-c", script, cwd=start, env=env)
+    assert done.returncode == 1, done.stderr
+    assert b"Operation not permitted" in done.stderr, done.stderr
+    assert last_markers(done.stderr).get("SAFE_DELETE_FAIL_CLOSED") is not None, done.stderr
+    assert (sandbox.work / "data.txt").read_text() == "precious"
+    assert (start / "data.txt").read_text() == "decoy"
+    assert sandbox.trashed_names() == []
+
+
+# -- a caller's own root -------------------------------------------------------------------
+
+CHROOT_BODY = r"""
+  if (chroot(argv[1]) || chdir("/")) { perror("chroot"); return 1; }
+  for (int i = 2; i < argc; i++) printf("%d ", unlink(argv[i]) ? errno : 0);
+  return 0;
+"""
+
+
+def test_a_chrooted_caller_deletes_inside_its_root(sandbox):
+    """After chroot(W), '/..' stays at W and an absolute symlink means W/...: the net
+    must not see the real temp dir where the kernel acts in W's copy of its path."""
+    _require_root()
+    require_net()
+    jail = sandbox.work / "jail"
+    inside = jail / str(sandbox.tmpdir).lstrip("/")
+    inside.mkdir(parents=True)
+    (inside / "notes.txt").write_text("precious")
+    (inside / "todo.txt").write_text("precious too")
+    (jail / "t").symlink_to(str(sandbox.tmpdir))  # absolute: W's own copy, for the kernel
+    (sandbox.tmpdir / "notes.txt").write_text("decoy")
+    (sandbox.tmpdir / "todo.txt").write_text("decoy")
+    program = static_binary(sandbox.root, CHROOT_BODY)
+    climb = "/.." * (len(sandbox.tmpdir.parts) + 2)
+    done = sandbox.run(program, str(jail), f"{climb}{sandbox.tmpdir}/notes.txt", "/t/todo.txt")
+    assert done.stdout == b"0 0 ", done.stderr
+    assert not (inside / "notes.txt").exists() and not (inside / "todo.txt").exists()
+    assert (sandbox.tmpdir / "notes.txt").read_text() == "decoy"
+    assert (sandbox.tmpdir / "todo.txt").read_text() == "decoy"
+    assert sandbox.trashed_names() == ["notes.txt", "todo.txt"]
