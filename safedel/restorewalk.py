@@ -18,10 +18,60 @@ from .core.printable import printable
 
 _OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_LINKS = 40  # as the kernel's own limit on symlinks in one lookup
+try:
+    PATH_MAX = os.pathconf("/", "PC_PATH_MAX")
+except (OSError, ValueError, AttributeError):
+    PATH_MAX = 4096
 
 
 class UnsafePath(OSError):
-    """The destination runs through a symlink we must not follow."""
+    """The destination cannot be reached safely (a symlink we must not follow, or past
+    PATH_MAX a folder missing); strerror says why."""
+
+
+def past_path_max(path):
+    """Whether path (absolute bytes) is too long for any call that takes a path."""
+    return len(path) >= PATH_MAX
+
+
+def open_exactly(path):
+    """A descriptor on directory path (absolute bytes), every component an existing
+    directory reached by descriptor, no symlink followed: for a path past PATH_MAX."""
+    fd = os.open(b"/", _OPEN)
+    walked = b""
+    try:
+        for part in path.split(b"/"):
+            if part in (b"", b"."):
+                continue
+            walked += b"/" + part
+            try:
+                next_fd = os.open(part, _OPEN, dir_fd=fd)
+            except OSError as exc:
+                raise _not_there(exc, fd, part, walked) from None
+            os.close(fd)
+            fd = next_fd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _not_there(exc, dir_fd, name, walked):
+    """Why the walk of open_exactly stopped at walked, as an UnsafePath (or exc)."""
+    shown = printable(walked)
+    if exc.errno == errno.ENOENT:
+        why = "is missing; past PATH_MAX no folder is made (restore that folder first)"
+        return UnsafePath(errno.ENOENT, f"{shown} {why}")
+    if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+        return exc
+    try:
+        link = stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        link = False
+    if link:
+        why = "is a symlink now; past PATH_MAX none is followed"
+        return UnsafePath(errno.ELOOP, f"{shown} {why}")
+    return UnsafePath(errno.ENOTDIR, f"{shown} is not a directory")
 
 
 def open_directory(path, create=True):

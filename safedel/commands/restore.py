@@ -101,12 +101,16 @@ def restore_all(settings, items, conflict, outcome, quiet=False):
                 typer.echo(text, err=err)
 
         task = bar.add_task("Restoring", total=len(items))
-        for item in items:
-            event = restore_one(settings, item, conflict, outcome, say)
-            if event is not None:
-                events.append(event)
-            bar.advance(task)
-    append_events(settings, events)
+        try:
+            for item in items:
+                event = restore_one(settings, item, conflict, outcome, say)
+                if event is not None:
+                    events.append(event)
+                bar.advance(task)
+        finally:
+            # What came back is reported even if something unforeseen stops the rest:
+            # otherwise undo would count those items as gone from the trash.
+            append_events(settings, events)
     return say
 
 
