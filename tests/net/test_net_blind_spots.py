@@ -7,11 +7,14 @@ that no other file was touched.
 """
 
 import os
+import pathlib
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 from conftest import IN_CI, last_markers, require
-from netkit import NOBODY, require_net, static_binary
+from netkit import NOBODY, as_nobody, nobody_package, require_net, static_binary
 
 
 def _require_root():
@@ -247,3 +250,40 @@ def test_a_chrooted_caller_deletes_inside_its_root(sandbox):
     assert (sandbox.tmpdir / "notes.txt").read_text() == "decoy"
     assert (sandbox.tmpdir / "todo.txt").read_text() == "decoy"
     assert sandbox.trashed_names() == ["notes.txt", "todo.txt"]
+
+
+@pytest.fixture
+def scratch():
+    _require_root()
+    require("setpriv")
+    root = tempfile.mkdtemp(prefix="safedel-net-chroot-")
+    os.chmod(root, 0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_user_chrooted_in_its_own_user_namespace_deletes_inside_its_root(scratch):
+    """The same as an unprivileged user: `unshare -r`, then chroot."""
+    require_net()
+    unshare = require("unshare")
+    nobody_package(os.path.join(scratch, "package"))
+    program = static_binary(pathlib.Path(scratch), CHROOT_BODY)
+    os.chmod(program, 0o755)
+    temp = os.path.join(scratch, "tmp")
+    jail = os.path.join(scratch, "work", "jail")
+    inside = os.path.join(jail, temp.lstrip("/"))
+    os.makedirs(inside)
+    os.makedirs(temp, exist_ok=True)
+    for where, text in ((inside, "precious"), (temp, "decoy")):
+        with open(os.path.join(where, "notes.txt"), "w") as handle:
+            handle.write(text)
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", scratch], check=True)
+    climb = "/.." * (temp.count("/") + 2)
+    script = f"{unshare} -r {program} {jail} {climb}{temp}/notes.txt"
+    status, stderr = as_nobody(scratch, "work", script, netted=True)
+    assert status == 0, stderr
+    assert not os.path.exists(os.path.join(inside, "notes.txt")), stderr
+    with open(os.path.join(temp, "notes.txt")) as handle:
+        assert handle.read() == "decoy"
+    trash = os.path.join(scratch, "home", ".local", "share", "Trash", "files")
+    assert os.listdir(trash) == ["notes.txt"], stderr
