@@ -20,7 +20,7 @@ LARGEST = 64 << 20  # larger files are trashed rather than hashed
 
 class Blobs:
     def __init__(self, git):
-        self._git = git  # the path of the git to ask, or None
+        self._git = git  # () -> the path of the git to ask, or None
         self._checkers = {}  # work tree top -> a `git cat-file --batch-check` process
 
     def in_head(self, top, relative, parent_fd, name, st):
@@ -59,13 +59,14 @@ class Blobs:
         checker = self._checkers.get(top)
         if checker is not None and checker.poll() is None:
             return checker
-        if self._git is None:
+        git = self._git()
+        if git is None:
             return None
         import subprocess
 
         try:
             checker = subprocess.Popen(
-                inert.argv(self._git, "-C", top, "cat-file", "--batch-check"),
+                inert.argv(git, "-C", top, "cat-file", "--batch-check"),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

@@ -9,10 +9,10 @@ submodules) points at the real git dir; a worktree's git dir names a common dir 
 A git process is the real git, known by its executable's identity rather than its
 name: a copy of rm called git-tidy, git-lfs or git-annex (whose store in
 `.git/annex` holds the only copy of annexed files) is judged like any program. Real
-git is the binary the run's PATH finds (same device and inode) or a program in that
-git's own exec path (`git --exec-path`: its helpers and subcommands). Even real git's
-deletions in the add-ons' stores (`annex/`, `lfs/`) are judged, and so are objects
-it deletes that no pack holds (see gitobjects).
+git is the binary the run's PATH finds when the run starts (same device and inode)
+or a program in that git's own exec path (`git --exec-path`: its helpers and
+subcommands). Even real git's deletions in the add-ons' stores (`annex/`, `lfs/`)
+are judged, and so are objects it deletes that no pack holds (see gitobjects).
 """
 
 import os
@@ -26,9 +26,9 @@ _ADD_ON_STORES = ("annex", "lfs")
 class Trust:
     """Which processes are the real git, and what in their git dir is their own."""
 
-    def __init__(self, environ):
-        self.git = inert.find(environ)  # a few stats: the first deletion pays for it
-        self._identity = _identity(self.git) if self.git else None
+    def __init__(self, located):
+        self._located = located  # inert.locate() when the run started
+        self._identity = located[1] if located else None
         self._exec_path = None  # asked of git once, the first time it is needed
         self._dirs = {}  # (cwd, GIT_DIR) of a git process -> its git dirs
         self._objects = gitobjects.Objects()
@@ -51,6 +51,11 @@ class Trust:
         # names that very file here too.
         return exe.startswith(prefix) and _identity(exe) == (st.st_dev, st.st_ino)
 
+    def program(self):
+        """The path of the git to ask questions of, or None: it runs outside the
+        filter, so only while the file there is still the git found at start."""
+        return inert.unchanged(self._located)
+
     def git_dirs(self, tid):
         return git_dirs_of(tid, self._dirs)
 
@@ -69,7 +74,8 @@ class Trust:
 
     def _exec_prefix(self):
         if self._exec_path is None:
-            self._exec_path = _exec_path(self.git)
+            git = self.program()
+            self._exec_path = _exec_path(git) if git else "\0"
         return self._exec_path
 
 

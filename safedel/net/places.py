@@ -26,7 +26,7 @@ _TRASH_CACHES = (b"directorysizes", b"safedel-catalog")
 
 
 class Places:
-    def __init__(self, settings, environ):
+    def __init__(self, settings, environ, git=None):
         # The home trash the run fixed, else the one its environment names.
         home = settings.home_trash or trashdirs.home_trash(environ)
         trashes = [os.fsdecode(home)]
@@ -49,8 +49,8 @@ class Places:
         self._ignored = {}  # real parent directory -> does git call it a build tree?
         self._build_mounts = mounts.Boundaries(lambda parent: [self._top(parent)])
         self._repos = {}  # directory -> its work tree top, or None
-        self._git = gitcaller.Trust(environ)
-        self._blobs = gitblobs.Blobs(self._git.git)
+        self._git = gitcaller.Trust(git)  # inert.locate() at the run's start
+        self._blobs = gitblobs.Blobs(self._git.program)
 
     def exempt_heads(self):
         """The exempt roots' real paths (bytes), as a caller may spell a parent."""
@@ -139,7 +139,7 @@ class Places:
         top = self._top(parent)
         if top is None or parent == top:
             return False
-        return ignored.in_build_tree(top, parent, self._anchors, self._git.git)
+        return ignored.in_build_tree(top, parent, self._anchors, self._git.program())
 
     def _top(self, directory):
         """The work tree containing directory (a `.git` entry above it), or None."""

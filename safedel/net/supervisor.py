@@ -15,6 +15,7 @@ import sys
 import time
 
 from ..core import settings
+from ..core.git import inert
 from . import bpf, callerperm, dirmodes, farpath, moves, notify, target, walk
 
 RUNTIME = "net"
@@ -31,6 +32,8 @@ class Supervisor:
         # Made at the first call (_ready): most commands delete nothing, and `safedel
         # run -- true` must not pay for the settings, the places and ctypes' libc.
         self._settings = self._places = self._memory = None
+        # git is found now, while the command starts: one it puts on PATH is not git.
+        self._git = inert.locate(environ)
         self._plain_heads = frozenset()
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
         self._finished = _thread.allocate_lock()
@@ -94,7 +97,7 @@ class Supervisor:
         self._settings = settings.load(self._environ)
         from . import places
 
-        self._places = places.Places(self._settings, self._environ)
+        self._places = places.Places(self._settings, self._environ, self._git)
         self._plain_heads = frozenset((b".", *self._places.exempt_heads()))
         self._memory = notify.Memory()
 

@@ -168,3 +168,28 @@ def test_gc_dropping_the_only_copy_of_a_deleted_file_trashes_its_objects(sandbox
     for name in ("notes.txt", "packed.txt"):
         show = subprocess.run([git, "cat-file", "-p", blobs[name]], cwd=work, capture_output=True)
         assert show.returncode == 0 and show.stdout == contents[name], show.stderr
+
+
+def test_a_git_put_on_path_by_the_command_is_neither_trusted_nor_run(sandbox):
+    """git is found when the run starts; a `git` the command writes into a PATH
+    directory afterwards neither answers the supervisor's questions nor is git."""
+    require_net()
+    work = sandbox.work
+    _repo(sandbox)
+    (work / "sub").mkdir()
+    (work / "sub" / "junk").write_text("x\n")
+    tools = sandbox.root / "tools"
+    tools.mkdir()
+    asked = sandbox.root / "asked.log"
+    script = (
+        f'printf \'#!/bin/sh\\necho "$*" >> {asked}\\nexec /bin/rm "$@"\\n\' > {tools}/git'
+        f" && chmod +x {tools}/git && {tools}/git -r .git/refs/heads && /bin/rm sub/junk"
+    )
+    env = sandbox.base_env(**GIT_ENV)
+    env["PATH"] = f"{tools}:{env['PATH']}"
+    done = sandbox.run(require("dash"), "-c", script, env=env)
+    assert done.returncode == 0, done.stderr
+    assert asked.read_text().split() == ["-r", ".git/refs/heads"]  # only the command's call
+    trashed = _trashed_paths(sandbox)
+    assert str(work / "sub" / "junk") in trashed
+    assert any(p.startswith(str(work / ".git" / "refs" / "heads")) for p in trashed), trashed

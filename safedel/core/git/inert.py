@@ -57,3 +57,27 @@ def find(environ):
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return os.path.realpath(candidate)
     return None
+
+
+def locate(environ):
+    """(real path, (device, inode)) of the git environ's PATH finds, or None. Found
+    when the run starts: a `git` the command puts on PATH later is not trusted."""
+    path = find(environ)
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return path, (st.st_dev, st.st_ino)
+
+
+def unchanged(located):
+    """located's path, if the file there is still the one located; else None."""
+    if located is None:
+        return None
+    try:
+        st = os.stat(located[0])
+    except OSError:
+        return None
+    return located[0] if (st.st_dev, st.st_ino) == located[1] else None
