@@ -2,6 +2,7 @@
 
 import os
 
+from ..core.git import inert
 from ..core.settings import warn_once
 
 # Set in the command's environment while the net watches it: a nested `safedel run`
@@ -26,6 +27,8 @@ class Net:
         env = dict(env)
         env[ACTIVE_VAR] = "1"
         fork = self.fork or spawn.spawn
+        # git is found before the command exists: one it puts on PATH is not git.
+        git = inert.locate(env)
         child = fork(self._installer, program, argv, env, setsigdef, file_actions, setsid)
         if child.listener is None:
             if not nested:
@@ -35,7 +38,7 @@ class Net:
                 )
             return child.pid
         self._supervisor = supervisor.Supervisor(
-            child.listener, env, self.machine, _stderr_of(file_actions)
+            child.listener, env, self.machine, _stderr_of(file_actions), git
         )
         self._supervisor.start()
         return child.pid

@@ -15,14 +15,13 @@ import sys
 import time
 
 from ..core import settings
-from ..core.git import inert
 from . import bpf, callerperm, dirmodes, farpath, moves, notify, target, walk
 
 RUNTIME = "net"
 
 
 class Supervisor:
-    def __init__(self, listener, environ, machine, marker_fd=None):
+    def __init__(self, listener, environ, machine, marker_fd=None, git=None):
         self._listener = listener
         self._channel = notify.Channel(listener)
         self._marker_fd = marker_fd  # the command's stderr, when it is not ours; owned
@@ -32,8 +31,7 @@ class Supervisor:
         # Made at the first call (_ready): most commands delete nothing, and `safedel
         # run -- true` must not pay for the settings, the places and ctypes' libc.
         self._settings = self._places = self._memory = None
-        # git is found now, while the command starts: one it puts on PATH is not git.
-        self._git = inert.locate(environ)
+        self._git = git  # inert.locate() before the command started
         self._plain_heads = frozenset()
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
         self._finished = _thread.allocate_lock()
