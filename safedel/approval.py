@@ -4,9 +4,14 @@ The bulk guard exists so that a person agrees to a bulk deletion. A model that r
 "run `safedel guard approve`" in an error and does it is not an attacker, it is the
 ordinary case, so:
 
-- inside a command that `safedel run` started (SAFEDEL_RUN_ID is set, or a `safedel run`
-  process is among its ancestors: core/runpointer.py), `safedel guard approve|reject|reset`
-  refuse;
+- inside a command that `safedel run` or `safedel serve` started, `safedel guard
+  approve|reject|reset` refuse, and so do the other commands by which a command could
+  serve itself (`workspace add|remove`, `purge`: see refuse_inside). Under the net that
+  is the filter's canary (net/canary.py), which no process under it can shed, not with
+  a new pid namespace, a double fork or an emptied environment, and which overrides even
+  the approval token below. Without the net: SAFEDEL_RUN_ID is set, or a `safedel run`
+  process is among its ancestors (core/runpointer.py; a plain run is a child subreaper,
+  so orphans of the command stay among its descendants while it runs);
 - a harness can bind its session's approvals to a secret: `safedel run
   --approval-token-file F` creates F (0600, a random token) unless it exists, and
   records the token's SHA-256 for the session under <state>/approvals/. From then on
@@ -28,6 +33,9 @@ INSIDE_A_RUN = (
     "approval must come from the user, not from a command that safedel run started; "
     "the user approves through the harness"
 )
+# What refuse_inside says. It speaks to the person reading the harness's log, and
+# tells the command nothing to try: no other command, option or place.
+USER_ONLY = "{what} is the user's decision, not a command's that safedel run started"
 
 
 class TokenError(OSError):
@@ -77,6 +85,8 @@ def required(state_dir, session):
 def refusal(state_dir, session, token_file, environ=None):
     """Why this process may not approve, reject or reset the session; None if it may."""
     environ = os.environ if environ is None else environ
+    if _under_net():
+        return INSIDE_A_RUN  # the token too: a command may have found the file
     wanted = required(state_dir, session)
     if wanted is None:
         return INSIDE_A_RUN if inside_a_run(state_dir, environ) else None
@@ -92,5 +102,22 @@ def refusal(state_dir, session, token_file, environ=None):
 def inside_a_run(state_dir, environ):
     from .core.runpointer import enclosing
 
+    if _under_net():
+        return True
     found = enclosing()
     return bool(environ.get("SAFEDEL_RUN_ID")) or found is not None
+
+
+def refuse_inside(what, environ=None):
+    """The refusal for a command that serves itself (widens its workspace, purges the
+    trash): a message when this process runs inside a run, else None."""
+    environ = os.environ if environ is None else environ
+    if inside_a_run(None, environ):
+        return USER_ONLY.format(what=what)
+    return None
+
+
+def _under_net():
+    from .net.canary import under_net
+
+    return under_net()

@@ -175,6 +175,9 @@ def execute(options, command):
         sys.stderr.write(f"safedel run: {exc.strerror or exc}: {exc.filename or ''}\n")
         return 1  # the state dir's fault, not the command line's: 2 means usage
     offset = runstate.report_size(env)
+    from . import retention
+
+    kept = retention.configured(env)  # before the command can rewrite the config file
     views = outputs = None
     net = _net(options.get("net"), env)  # the seccomp net (Linux), or None
     try:
@@ -192,9 +195,8 @@ def execute(options, command):
         if net:
             net.close()
     runstate.finish(options, env, run_id, offset, outcome, views, outputs)
-    from . import retention  # after the command and its summary: never delays them
-
-    retention.maybe_start(env["SAFEDEL_STATE_DIR"], env)
+    # After the command and its summary: never delays them.
+    retention.maybe_start(env["SAFEDEL_STATE_DIR"], env, kept)
     return outcome.shell_code
 
 
@@ -220,6 +222,12 @@ def _net(value, env):
 def _spawn(command, env, net=None):
     """Run command; return (exit code, signal name or None), like a shell would."""
     child = {}
+    # Without the net, a run is found from inside by the parent chain (approval.py):
+    # as a child subreaper, orphans of the command (a double fork, a parent that quit)
+    # stay our descendants while the command runs, instead of going to init. With the
+    # net, the filter's canary says so, and the supervisor's own children (git) must
+    # not have their exit status taken by a wait for any child.
+    reaper = net is None and _become_subreaper()
     previous = _forward_signals(child)  # before the child exists: no signal slips by
     try:
         try:
@@ -230,7 +238,7 @@ def _spawn(command, env, net=None):
         except OSError as exc:
             sys.stderr.write(f"safedel: {command[0]}: {exc.strerror or exc}\n")
             return 126, None
-        status = _wait(child["pid"])
+        status = _wait(child["pid"], reaper)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -269,12 +277,23 @@ def _which(name, path):
     raise FileNotFoundError(name)
 
 
-def _wait(pid):
+def _become_subreaper():
+    if not sys.platform.startswith("linux"):
+        return False
+    from .executor.tree import become_subreaper
+
+    return become_subreaper()
+
+
+def _wait(pid, reaper=False):
+    """The child's exit status; a subreaper also reaps the orphans that died meanwhile."""
     if not isinstance(pid, int):  # a Popen, where posix_spawn is missing
         return pid.wait()
     while True:
         try:
-            _, status = os.waitpid(pid, 0)
+            done, status = os.waitpid(-1 if reaper else pid, 0)
+            if done != pid:
+                continue  # an orphan of the command, reaped so it leaves no zombie
             return os.waitstatus_to_exitcode(status)
         except KeyboardInterrupt:
             continue

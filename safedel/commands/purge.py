@@ -38,10 +38,17 @@ def purge(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go.")] = False,
     report: Annotated[Text, typer.Option(help="Report to read and append to.")] = None,
     retention_pass: Annotated[bool, typer.Option("--retention-pass", hidden=True)] = False,
+    retention_values: Annotated[Text, typer.Option("--retention-values", hidden=True)] = None,
 ) -> None:
     """Delete items from the trash for good (every trash dir safedel lists)."""
+    from ..approval import refuse_inside
+
+    why = refuse_inside("deleting from the trash for good")
+    if why is not None and not dry_run:
+        typer.echo(f"safedel purge: {why}", err=True)
+        raise typer.Exit(1)
     if retention_pass:
-        return _retention_pass(report)
+        return _retention_pass(report, retention_values)
     selection = purging.Selection(None, turn, session, regenerable)
     try:
         if older_than is not None:
@@ -132,12 +139,13 @@ def _purge_all(settings, items, size_of):
     return failed
 
 
-def _stale_segments(settings, purged=()):
-    """Report segments past the configured retention that no restore or undo needs
-    once this purge is done (the items it purges no longer hold a segment back)."""
+def _stale_segments(settings, purged=(), values=None):
+    """Report segments past the configured retention (or values') that no restore or
+    undo needs once this purge is done (the items it purges no longer hold a segment
+    back)."""
     from .. import reportretention, retention
 
-    age = retention.configured().get("retention")
+    age = (retention.configured() if values is None else values).get("retention")
     if not age:
         return []
     try:
@@ -193,9 +201,13 @@ def _drop_snapshots(settings, snapshots):
     return failed
 
 
-def _retention_pass(report):
-    """What `safedel run` starts in the background: the configured purges, quietly."""
+def _retention_pass(report, values_json):
+    """What `safedel run` starts in the background: the configured purges, quietly.
+    values_json: the retention settings the run read before its command started (a
+    command that rewrote the config file meanwhile does not choose what is purged)."""
     from .. import retention
+
+    values = retention.configured() if values_json is None else retention.parse(values_json)
 
     try:
         os.nice(19)
@@ -204,7 +216,7 @@ def _retention_pass(report):
     settings = core_settings.load()
     if report:
         settings.report = report
-    for older, regenerable, size in retention.passes(retention.configured()):
+    for older, regenerable, size in retention.passes(values):
         try:
             selection = purging.Selection(None, None, None, regenerable)
             selection.older_than = purging.parse_age(older) if older else None
@@ -217,4 +229,4 @@ def _retention_pass(report):
         if limit is not None:
             items = purging.oldest_over(items, size_of, limit)
         _purge_all(settings, items, size_of)
-    _drop_segments(settings, _stale_segments(settings))
+    _drop_segments(settings, _stale_segments(settings, values=values))

@@ -99,6 +99,11 @@ def _edit(scope, directory, session, state_dir, change):
     """Load SCOPE's entries, let change(place, real, entries) return the new list (or
     None for nothing to do), save it, and return the resolved folder."""
     _check_scope(scope)
+    from ..approval import refuse_inside
+
+    why = refuse_inside("changing the workspace")
+    if why is not None:
+        _fail(why)
     place = Place(session, state_dir)
     real = place.resolve(scope, directory)
     entries = place.read(scope)

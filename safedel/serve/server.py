@@ -147,6 +147,9 @@ def serve_socket(path, allow_unprotected=False):
             if transport.peer_uid(sock) != os.getuid():
                 sock.close()  # only the socket's owner may drive it
                 continue
+            if transport.peer_in_our_tree(sock):
+                sock.close()  # a run's command must not answer its own guard question
+                continue
             fd = sock.detach()
             conn = transport.Connection(fd, fd, f"fd{fd}", closer=_closer(fd))
             threading.Thread(target=server.serve_connection, args=(conn,), daemon=True).start()
