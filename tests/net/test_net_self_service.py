@@ -206,3 +206,16 @@ def test_retention_written_by_the_command_purges_nothing(sandbox):
     argv = [PY, "-m", "safedel", "purge", "--retention-pass", "--retention-values", values]
     assert subprocess.run(argv, env=sandbox.base_env()).returncode == 0
     assert sandbox.trashed_names() == ["new.txt", "old.txt", "third.txt"]
+
+
+def test_the_canary_answers_only_under_the_net(sandbox):
+    require_net()
+    probe = "from safedel.net.canary import under_net; print(under_net())"
+    outside = subprocess.run([PY, "-c", probe], env=sandbox.base_env(), capture_output=True)
+    assert outside.stdout == b"False\n", outside.stderr
+    assert sandbox.run(PY, "-c", probe).stdout == b"True\n"
+    assert sandbox.run(PY, "-c", probe, run_options=["--net", "off"]).stdout == b"False\n"
+    # What a real program sees from the same call outside the net: the kernel's EBADF.
+    ebadf = "import ctypes, errno; c = ctypes.CDLL(None, use_errno=True); "
+    ebadf += "c.ioctl(-1, 0x5AFEDE15); print(ctypes.get_errno() == errno.EBADF)"
+    assert subprocess.run([PY, "-c", ebadf], capture_output=True).stdout == b"True\n"
