@@ -36,7 +36,7 @@ def record(options, env, run_id):
     runrecord.write(state_dir, run_id, values)
     # Found from the process tree by a command that drops SAFEDEL_RUN_ID or moves the
     # state dir, HOME or XDG_STATE_HOME (core/runpointer.py).
-    runpointer.point(dict(values, run=run_id))
+    runpointer.warn_unplaced(runpointer.point(dict(values, run=run_id)))
     if options.get("approval_token_file"):
         from . import approval
 

@@ -16,9 +16,18 @@ empty /tmp, and a user without a passwd entry has no home). Every directory belo
 place's root must be ours and writable by nobody else, or the place is skipped: another
 user cannot plant pointers. A command that edits these files on purpose is beyond what
 safedel defends against.
+
+The pointers are defence in depth: SAFEDEL_RUN_ID and the run record bind the shims of
+a command that leaves its environment alone. So when no place takes the pointer (a user
+with no runtime directory and no usable home, whose /tmp/safedel-<uid> another uid made
+first), the run still starts, and says once on stderr which places refused and why, so
+that the person can remove a planted folder; refusing to run would hand whoever plants
+that folder a way to stop every run of that user.
 """
 
+import errno
 import os
+import stat
 import sys
 
 from . import jsonl
@@ -79,7 +88,11 @@ def open_place(root, parts, create):
     fd = os.open(root, _DIR_FLAGS & ~os.O_NOFOLLOW)  # a fixed root: its links are the system's
     try:
         for number, name in enumerate(parts):
-            inner = _open_dir(name, fd, create, os.path.join(root, name))
+            shown = os.path.join(root, *parts[: number + 1])
+            try:
+                inner = _open_dir(name, fd, create, shown)
+            except OSError as exc:  # named by its whole path, for warn_unplaced
+                raise OSError(exc.errno, exc.strerror, shown) from None
             os.close(fd)
             fd = inner
             found = os.fstat(fd)
@@ -87,33 +100,64 @@ def open_place(root, parts, create):
             # above it, a group-writable ~/.local of a user-private group is common.
             unsafe = 0o022 if number == len(parts) - 1 else 0o002
             if found.st_uid != uid or found.st_mode & unsafe:
-                raise PermissionError(f"{os.path.join(root, *parts)} is not private")
+                raise _not_private(shown, found, uid)
     except BaseException:
         os.close(fd)
         raise
     return PrivateDir(fd, os.path.join(root, *parts))
 
 
+def _not_private(path, found, uid):
+    if found.st_uid != uid:
+        why = f"owned by uid {found.st_uid}, not by uid {uid}: not ours, remove it"
+    else:
+        why = f"writable by another user (mode {stat.S_IMODE(found.st_mode):04o})"
+    return PermissionError(errno.EPERM, f"not private, {why}", path)
+
+
+def why_missed(exc):
+    """One place's refusal (an OSError of open_place or of the write), as one line."""
+    from .printable import printable
+
+    where = printable(exc.filename) + ": " if exc.filename else ""
+    return where + (exc.strerror or str(exc))
+
+
+def warn_unplaced(missed, who="safedel run"):
+    """Say on stderr, once per process, that no place took the run's pointer and why
+    each refused (missed: why_missed lines); nothing when missed is empty."""
+    if not missed or _warned:
+        return
+    _warned.append(True)
+    sys.stderr.write(
+        f"{who}: warning: no place takes the run's pointer, so only SAFEDEL_RUN_ID binds "
+        f"its commands to the run: {'; '.join(missed)}\n"
+    )
+
+
+_warned = []
+
+
 def point(values):
-    """Leave this process's pointers to its run in every place that takes one; OSError
-    if none does (then nothing under the run could find it, and the run must not start)."""
+    """Leave this process's pointers to its run in every place that takes one. Returns
+    why_missed of each place when none took it (empty when one did): the run goes on,
+    bound by SAFEDEL_RUN_ID and its record alone (warn_unplaced says so)."""
     # The walk starts at the process itself (a served run's pointer is its root's own):
     # what this process's own settings are bound by is settled before its pointer is.
     enclosing()
     key = pid_key(os.getpid())
     if key is None:
-        return
+        return []
     data = jsonl.dumps(values).encode("ascii")
-    failure, written = None, False
+    missed, written = [], False
     for root, parts in places():
         try:
             with open_place(root, parts, create=True) as directory:
                 directory.write(key, data)
             written = True
         except OSError as exc:
-            failure = failure or exc
-    if failure is not None and not written:
-        raise failure
+            missed.append(why_missed(exc))
+    return [] if written else missed
 
 
 def unpoint():

@@ -7,11 +7,12 @@ its run. A served run has no such process of its own between the server and the
 command, so the command's root process carries the pointer: the child that the fork
 server (or the direct fork) starts writes it, keyed by its own pid and start time,
 after setsid and before the filter and the exec. Nothing of the command runs before it
-exists, and a child that cannot write it anywhere execs nothing (the run fails to
-start, as `safedel run` does). The server opens the pointer folders (their ownership
-checked, as runpointer.open_place does) and hands their descriptors to the child; the
-child only opens, writes and closes a file in each. The server removes the pointer
-when the run's root has ended.
+exists, and a child that cannot write it into any folder it was given execs nothing
+(the run fails to start). Where no place opens at all (core/runpointer.py), the run
+starts without a pointer, as `safedel run` does. The server opens the pointer folders
+(their ownership checked, as runpointer.open_place does) and hands their descriptors to
+the child; the child only opens, writes and closes a file in each. The server removes
+the pointer when the run's root has ended.
 """
 
 import errno
@@ -28,15 +29,16 @@ class Pointer:
         self.data = jsonl.dumps(values).encode("ascii")
         self.run = values.get("run")
         self.folders = []  # PrivateDir of each place that opened
-        failure = None
+        missed = []
         for root, parts in runpointer.places():
             try:
                 self.folders.append(runpointer.open_place(root, parts, create=True))
             except OSError as exc:
-                failure = failure or exc
+                missed.append(runpointer.why_missed(exc))
         if not self.folders:
-            # Nothing under the run could find it: the run must not start.
-            raise failure or OSError(errno.ENOENT, "no place for the run's pointer")
+            # No place takes it: the run goes on bound by SAFEDEL_RUN_ID alone, as
+            # `safedel run`'s does, and the server says why once.
+            runpointer.warn_unplaced(missed, "safedel serve")
         self.fds = [folder.fd for folder in self.folders]
         self.key = None
 
