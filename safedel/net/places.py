@@ -96,6 +96,14 @@ class Places:
             return None
         return None if self._state_allows(path, tid) else "safedel's own state"
 
+    def state_move_refusal(self, path, tid):
+        """Why the net refuses to rename this entry of the state directory, or None."""
+        if not self.in_state(path) or _is_report(path, self._report):
+            return None
+        caller = walk.tgid_of(tid)
+        allowed = statefiles.may_rename(path, self._state[0], caller)
+        return None if allowed else "safedel's own state"
+
     def in_state(self, path):
         return path.startswith(self._state) or path + os.sep in self._state
 

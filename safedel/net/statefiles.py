@@ -17,6 +17,12 @@ each known by its exact name (renames over a file are not deletions the net sees
   pid the caller's own.
 
 The report and its rotated segments are judged like any path (see places).
+
+Renames out of a name there are refused too (`mv approvals x` loses the record as
+surely as rm), but for those safedel makes: a temporary file of an atomic write
+(`*.<pid>.tmp`, `.<name>.<pid>.<hex>.tmp`; core.signals, core.workspace_files, the
+Node shim's audit.cjs), the prompt's git link made aside, and a signal claimed by its
+reader. Renames onto a name there are writes, which the net does not see.
 """
 
 import os
@@ -41,6 +47,17 @@ def verdict(path, state, caller_pid):
     if len(parts) == 3 and parts[0] == guard.SIGNALS and _claimed_by(parts[2], caller_pid):
         return KERNEL
     return KERNEL if _pruned(path, len(parts) == 2) else REFUSE
+
+
+def may_rename(path, state, caller_pid):
+    """Whether path (real, inside the state dir) may leave its name."""
+    parts = path[len(state) :].split(os.sep)
+    name = parts[-1]
+    if name.endswith(".tmp") and f".{caller_pid}." in name:
+        return True  # an atomic write's temporary file, renamed into place
+    if len(parts) == 3 and parts[0] == "prompt-git":
+        return name == f"git.{caller_pid}"
+    return len(parts) == 3 and parts[0] == guard.SIGNALS  # claimed by its reader
 
 
 def _claimed_by(name, pid):

@@ -188,13 +188,15 @@ class Supervisor:
         channel, notif_id, tid = self._channel, notif[0], notif[1]
         source, destination, exchange = moves.arguments(name, notif[6:])
         try:
-            source_free = self._left_alone(tid, *source)
+            source_free = self._left_alone(tid, *source, moving=True)
             if source_free is None or (source_free and not exchange):
                 channel.answer(notif_id, proceed=True)
                 return
-            destination_free = self._left_alone(tid, *destination)
+            destination_free = self._left_alone(tid, *destination, moving=exchange)
         except OSError as exc:
             if channel.still_valid(notif_id):
+                if isinstance(exc, walk.FailClosed):
+                    self._fail_closed(exc.filename or "", exc.reason)
                 channel.answer(notif_id, exc.errno or errno.EIO)
             return
         if destination_free is not None and moves.carries_out(
@@ -204,9 +206,11 @@ class Supervisor:
         else:
             channel.answer(notif_id, proceed=True)
 
-    def _left_alone(self, tid, dirfd, address):
+    def _left_alone(self, tid, dirfd, address, moving=False):
         """Whether a deletion of what this path names would be left to the kernel; None
-        for a spelling no rename accepts ('.', '..', '/', ''): the kernel refuses it."""
+        for a spelling no rename accepts ('.', '..', '/', ''): the kernel refuses it.
+        moving: the entry leaves this name (walk.FailClosed if it is state of safedel's
+        that only safedel renames)."""
         raw = self._memory.string(tid, address)
         try:
             located = target.locate(tid, dirfd, raw, False)
@@ -221,6 +225,9 @@ class Supervisor:
         try:
             if parent is None:
                 parent = os.fstat(found.parent_fd)
+            refusal = moving and self._places.state_move_refusal(found.path, tid)
+            if refusal:
+                raise walk.FailClosed(refusal, found.path)
             left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
             return bool(left) and found.acts_here(parent)
         finally:

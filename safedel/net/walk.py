@@ -39,8 +39,8 @@ _NEUTRAL = re.compile(rb"/(?:\.?/)+")  # '//' or '/./' anywhere: the same direct
 class FailClosed(OSError):
     """A walk the net cannot redo for the caller: answered EPERM with a marker."""
 
-    def __init__(self, reason):
-        super().__init__(errno.EPERM, reason)
+    def __init__(self, reason, path=None):
+        super().__init__(errno.EPERM, reason, path)
         self.reason = reason
 
 

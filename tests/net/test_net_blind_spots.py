@@ -83,6 +83,28 @@ def test_what_the_shims_delete_in_the_state_directory_is_left_to_the_kernel(sand
     assert sandbox.trashed_names() == []
 
 
+def test_a_rename_out_of_the_state_directory_is_refused_but_an_atomic_write_is_not(sandbox):
+    require_net()
+    approvals, ledger = _state_files(sandbox)
+    sessions = sandbox.state / "workspace-sessions"
+    sessions.mkdir()
+    write = (
+        "import os, sys; d = sys.argv[1]; t = f'{d}/.s.json.{os.getpid()}.tmp'; "
+        "open(t, 'w').write('{}'); os.replace(t, f'{d}/s.json')"
+    )
+    script = (
+        f'python3 -I -c "{write}" {sessions}; '
+        f"/bin/mv {approvals} {sandbox.tmpdir}/aside; /bin/mv {ledger} {ledger}.old"
+    )
+    done = sandbox.run("sh", "-c", script)
+    assert (sessions / "s.json").read_text() == "{}", done.stderr
+    assert (approvals / "9dd4b110f4f6d872").read_text() == "token record", done.stderr
+    assert ledger.read_text() == '{"count": 3}\n'
+    assert not (sandbox.tmpdir / "aside").exists()
+    assert sorted(os.listdir(ledger.parent)) == [ledger.name]
+    assert done.stderr.count(b"SAFE_DELETE_FAIL_CLOSED") == 2, done.stderr
+
+
 # -- a caller's own credentials ---------------------------------------------------------
 
 
