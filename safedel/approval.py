@@ -8,14 +8,15 @@ ordinary case, so:
   approve|reject|reset` refuse, and so do the other commands by which a command could
   serve itself (`workspace add|remove`, `purge`: see refuse_inside). Under the net that
   is the filter's canary (net/canary.py), which no process under it can shed, not with
-  a new pid namespace, a double fork or an emptied environment, and which overrides even
-  the approval token below. Without the net: SAFEDEL_RUN_ID is set, or a `safedel run`
-  process is among its ancestors (core/runpointer.py; a plain run is a child subreaper,
-  so orphans of the command stay among its descendants while it runs);
+  a new pid namespace, a double fork or an emptied environment. Without the net:
+  SAFEDEL_RUN_ID is set, or a `safedel run` process is among its ancestors
+  (core/runpointer.py; a plain run is a child subreaper, so orphans of the command stay
+  among its descendants while it runs). Inside a run even the token below approves
+  nothing;
 - a harness can bind its session's approvals to a secret: `safedel run
   --approval-token-file F` creates F (0600, a random token) unless it exists, and
   records the token's SHA-256 for the session under <state>/approvals/. From then on
-  approve, reject and reset of that session need `--token-file F`, wherever they run.
+  approve, reject and reset of that session need `--token-file F`, outside any run.
   The token is never put in the command's environment.
 """
 
@@ -85,11 +86,13 @@ def required(state_dir, session):
 def refusal(state_dir, session, token_file, environ=None):
     """Why this process may not approve, reject or reset the session; None if it may."""
     environ = os.environ if environ is None else environ
-    if _under_net():
-        return INSIDE_A_RUN  # the token too: a command may have found the file
+    if inside_a_run(state_dir, environ):
+        # Whatever token it shows: a command may have found the file, or bound the
+        # session to a token of its own with a nested `safedel run --approval-token-file`.
+        return INSIDE_A_RUN
     wanted = required(state_dir, session)
     if wanted is None:
-        return INSIDE_A_RUN if inside_a_run(state_dir, environ) else None
+        return None
     if not token_file:
         return "this session's approvals need the harness's approval token (--token-file)"
     try:

@@ -219,3 +219,17 @@ def test_the_canary_answers_only_under_the_net(sandbox):
     ebadf = "import ctypes, errno; c = ctypes.CDLL(None, use_errno=True); "
     ebadf += "c.ioctl(-1, 0x5AFEDE15); print(ctypes.get_errno() == errno.EBADF)"
     assert subprocess.run([PY, "-c", ebadf], capture_output=True).stdout == b"True\n"
+
+
+@pytest.mark.parametrize("net", ["on", "off"])
+def test_a_token_of_the_commands_own_approves_nothing(sandbox, net):
+    _files(sandbox, 3)
+    mine = sandbox.root / "mine.token"
+    nested = f"{PY} -m safedel run --approval-token-file {mine} -- true"
+    approve = " ".join(_approve_argv(sandbox)) + f" --token-file {mine}"
+    script = f"rm f0 f1 f2; {nested}; {approve}; echo approve=$?; rm f0 f1 f2"
+    options = ["--threshold", "2", *_net_options(net)]
+    done = sandbox.run("bash", "-c", script, run_options=options)
+    assert b"approve=1" in done.stdout and b"approval must come from the user" in done.stderr
+    assert guard.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "open"
+    assert sorted(os.listdir(sandbox.work)) == ["f0", "f1", "f2"]
