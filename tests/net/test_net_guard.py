@@ -20,7 +20,7 @@ for round_ in range(int(sys.argv[2])):
         remove(f"w{index}/f{round_}")
     except PermissionError:
         failed += 1
-print(failed)
+os.write(1, b"%d\\n" % failed)  # one write: sixteen workers share the pipe
 """
 
 
