@@ -40,6 +40,8 @@ def record(options, env, run_id):
     if options.get("approval_token_file"):
         from . import approval
 
+        if approval.inside_a_run(state_dir, os.environ):
+            return  # a command's nested run does not rebind the harness's session
         token = approval.ensure_token(options["approval_token_file"])
         approval.record(state_dir, fixed.session, token)
 

@@ -233,3 +233,8 @@ def test_a_token_of_the_commands_own_approves_nothing(sandbox, net):
     assert b"approve=1" in done.stdout and b"approval must come from the user" in done.stderr
     assert guard.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "open"
     assert sorted(os.listdir(sandbox.work)) == ["f0", "f1", "f2"]
+    # Nor did the nested run bind the session to its token: a person outside still
+    # approves without one.
+    assert not mine.exists()
+    outside = subprocess.run(_approve_argv(sandbox), env=sandbox.base_env(), capture_output=True)
+    assert outside.returncode == 0, outside.stderr
