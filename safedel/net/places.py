@@ -53,8 +53,10 @@ class Places:
         self._blobs = gitblobs.Blobs(self._git.program)
 
     def exempt_heads(self):
-        """The exempt roots' real paths (bytes), as a caller may spell a parent."""
-        return [os.fsencode(p.rstrip(os.sep) or os.sep) for p in self._exempt_prefixes]
+        """The exempt roots' real paths (bytes), as a caller may spell a parent: with
+        and without the slash a TMPDIR ending in '/' leaves (`/tmp//cc1.o`)."""
+        heads = [os.fsencode(p.rstrip(os.sep) or os.sep) for p in self._exempt_prefixes]
+        return heads + [h.rstrip(b"/") + b"/" for h in heads]
 
     def left_to_kernel(self, path, tid, parent, st):
         """A short reason when the kernel should do this deletion itself, else None.
