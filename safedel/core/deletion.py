@@ -26,7 +26,7 @@ import errno
 import os
 import sys
 
-from . import policy, report, resolve, trash, workspace
+from . import mounts, policy, report, resolve, trash, workspace
 from .guardstage import Refused, authorize
 from .outcome import DeletionError, Outcome
 from .settings import warn_once
@@ -64,12 +64,36 @@ def classify(target, settings):
     outside-workspace question for it (core.outside)."""
     if not settings.exempt:
         return TRASH
+    exempt_roots = workspace.real_exempt(settings.exempt)
     where = workspace.location(
         target.shown,
         workspace.root_paths(handed=settings.workspace_roots),
-        workspace.real_exempt(settings.exempt),
+        exempt_roots,
     )
-    return EXEMPT if where == workspace.EXEMPT else TRASH
+    if where != workspace.EXEMPT:
+        return TRASH
+    return EXEMPT if _on_exempt_mount(target, exempt_roots) else TRASH
+
+
+def _on_exempt_mount(target, exempt_roots):
+    """Whether target lies on its exempt root's own mount (core.mounts): a project
+    bind-mounted into the temp dir is judged like any other path."""
+    try:
+        if target.via_link:  # what goes is the directory the link leads to
+            root = workspace.nearest_exempt(target.shown, exempt_roots)
+            return mounts.dir_on_root_mount(target.path, os.stat(target.path), root)
+        parent_id = target.parent_id
+        if parent_id is None:  # `x/..`: resolved as a whole, without its parent's identity
+            st = os.stat(target.parent)
+            parent_id = (st.st_dev, st.st_ino)
+    except OSError:
+        return False
+    if not mounts.on_root_mount(target.parent, parent_id, exempt_roots):
+        return False
+    if not target.is_dir:
+        return True
+    root = workspace.nearest_exempt(target.shown, exempt_roots)
+    return mounts.dir_on_root_mount(target.path, target.st, root)
 
 
 def refuse(settings, runtime, target, announce=None):

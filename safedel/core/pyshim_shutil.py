@@ -46,7 +46,7 @@ def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
     if plan is None:
         return _call_original(*call)
     conf, target, exempt, shown = plan
-    if exempt:
+    if exempt and not _holds_a_mount(target):
         with InternalCalls("shutil"):  # an exempt tree is not judged file by file
             return _call_original(*call)
     try:
@@ -81,6 +81,19 @@ def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
         finally:
             if first:
                 del handling[key]
+
+
+def _holds_a_mount(target):
+    """Whether a mount lies inside the exempt tree (a project bind-mounted below it):
+    the original rmtree would walk into it, so the tree is judged like any other."""
+    from . import deletion, mounts
+
+    if target.st is None or not stat.S_ISDIR(target.st.st_mode) and not target.via_link:
+        return False
+    if not mounts.mount_beneath(target.shown):
+        return False
+    target.klass = deletion.TRASH
+    return True
 
 
 def _may_open(directory):

@@ -1,5 +1,5 @@
 """Deleting an exempt target for real, the way GNU rm's fts does: by descriptor, never
-following a symlink.
+following a symlink, and never into another mount.
 
 Exempt directories are often shared (/tmp), so another user may swap a subdirectory
 for a symlink while the walk is under way. Every step here works relative to a
@@ -7,12 +7,16 @@ directory descriptor already held: entries are removed with unlinkat/rmdirat, a
 subdirectory is opened with O_NOFOLLOW relative to its parent's descriptor, and its
 device and inode are checked against what lstat saw, so a swapped entry is unlinked
 (it is the link, not what it points at) or skipped, never followed.
+
+A mount met on the way (a project bind-mounted into a temp directory) is no part of
+what was judged exempt: the walk leaves it in place and says so (EXDEV, a marker).
 """
 
 import errno
 import os
 import stat
 
+from . import mounts
 from .outcome import DeletionError, RemovalError  # noqa: F401 (re-exported)
 
 _DIR_OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -39,7 +43,7 @@ def remove(target):
             return
         fd = _open_dir(target.name, parent_fd, st, shown)
         try:
-            errors = _empty(fd, shown)
+            errors = _empty(fd, shown, _mount(fd, st))
         finally:
             os.close(fd)
         if errors:
@@ -75,11 +79,20 @@ def _empty_link_target(parent_fd, target, shown):
             same = False
         if not same:  # the link was pointed elsewhere after it was judged
             raise RemovalError(errno.EAGAIN, shown)
-        errors = _empty(fd, shown)
+        errors = _empty(fd, shown, _mount(fd, st))
     finally:
         os.close(fd)
     if errors:
         raise errors[0]
+
+
+def _mount(fd, st):
+    """(device, mount id) of the directory open as fd: what every directory the walk
+    enters must share."""
+    try:
+        return st.st_dev, mounts.mount_id(fd) if mounts.LINUX else None
+    except (OSError, ValueError):
+        return st.st_dev, None  # no fdinfo to read: the device alone decides
 
 
 def _call(function, name, dir_fd, shown):
@@ -101,7 +114,7 @@ def _open_dir(name, parent_fd, st, shown):
     return fd
 
 
-def _empty(fd, shown):
+def _empty(fd, shown, top):
     """Remove everything inside the directory open as fd; a list of RemovalErrors."""
     errors = []
     try:
@@ -113,7 +126,7 @@ def _empty(fd, shown):
         child = shown + b"/" + os.fsencode(name)
         try:
             if is_dir:
-                _remove_subdir(fd, name, child)
+                _remove_subdir(fd, name, child, top)
             else:
                 _call(os.unlink, name, fd, child)
         except RemovalError as exc:
@@ -121,7 +134,7 @@ def _empty(fd, shown):
     return errors
 
 
-def _remove_subdir(parent_fd, name, shown):
+def _remove_subdir(parent_fd, name, shown, top):
     try:
         st = os.lstat(name, dir_fd=parent_fd)
     except FileNotFoundError:
@@ -139,9 +152,19 @@ def _remove_subdir(parent_fd, name, shown):
         _call(os.unlink, name, parent_fd, shown)  # swapped between lstat and open
         return
     try:
-        errors = _empty(fd, shown)
+        if _mount(fd, st) != top:
+            raise _left_mount(shown)
+        errors = _empty(fd, shown, top)
     finally:
         os.close(fd)
     if errors:
         raise errors[0]
     _call(os.rmdir, name, parent_fd, shown)
+
+
+def _left_mount(shown):
+    from .markers import FAIL_CLOSED, emit  # only when a mount is met
+
+    reason = "another mount: not part of the exempt directory, left in place"
+    emit(FAIL_CLOSED, {"path": os.fsdecode(shown), "reason": reason})
+    return RemovalError(errno.EXDEV, shown)

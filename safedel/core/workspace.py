@@ -122,6 +122,17 @@ def real_exempt(exempt_roots):
     return found
 
 
+def nearest_exempt(real_path, exempt_roots):
+    """The deepest exempt root holding real_path strictly inside it, or None."""
+    exempt = None
+    for candidate in exempt_roots:
+        candidate = candidate.rstrip(os.sep) or os.sep
+        deeper = exempt is None or len(candidate) > len(exempt)
+        if deeper and real_path != candidate and inside(real_path, candidate):
+            exempt = candidate
+    return exempt
+
+
 def location(real_path, roots, exempt_roots):
     """The location class of a target that is not protected, from its real path and
     real roots: WORKSPACE (trashed, counted unless regenerable), EXEMPT (deleted for
@@ -133,12 +144,7 @@ def location(real_path, roots, exempt_roots):
     in the temp dir exempt, as it was.
     """
     root = containing(real_path, roots)
-    exempt = None
-    for candidate in exempt_roots:
-        candidate = candidate.rstrip(os.sep) or os.sep
-        deeper = exempt is None or len(candidate) > len(exempt)
-        if deeper and real_path != candidate and inside(real_path, candidate):
-            exempt = candidate
+    exempt = nearest_exempt(real_path, exempt_roots)
     if root is not None and (exempt is None or len(root.rstrip(os.sep)) > len(exempt)):
         return WORKSPACE
     return EXEMPT if exempt is not None else OUTSIDE

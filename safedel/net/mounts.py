@@ -15,40 +15,16 @@ it is the directory the caller acts in (its device and inode): a caller in anoth
 namespace may spell a different directory with the same path.
 """
 
-import os
+from ..core.mounts import mount_id, mount_of
 
-_DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
+__all__ = ["Boundaries", "mount_id"]
 _LIMIT = 4096
-
-
-def mount_id(fd):
-    """The kernel's id of the mount the descriptor fd lies on."""
-    info = os.open(b"/proc/self/fdinfo/%d" % fd, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        data = os.read(info, 4096)
-    finally:
-        os.close(info)
-    start = data.index(b"mnt_id:") + 7
-    return int(data[start : data.index(b"\n", start)])
 
 
 def _mount_of(path, st=None):
     """The mount id of the directory at path, or None when it is not there, or is not
     the directory st describes."""
-    try:
-        fd = os.open(path, _DIR_FLAGS)
-    except OSError:
-        return None
-    try:
-        if st is not None:
-            mine = os.fstat(fd)
-            if (mine.st_dev, mine.st_ino) != (st.st_dev, st.st_ino):
-                return None
-        return mount_id(fd)
-    except (OSError, ValueError):
-        return None
-    finally:
-        os.close(fd)
+    return mount_of(path, None if st is None else (st.st_dev, st.st_ino))
 
 
 class Boundaries:

@@ -13,8 +13,9 @@ const { resolve, remember, join } = require('./resolve.cjs');
 const realdelete = require('./realdelete.cjs');
 const { environment } = require('./inherit.cjs');
 const workspace = require('./workspace.cjs');
+const mounts = require('./mounts.cjs');
 
-const { readdirSync, lstatSync, rmSync } = require('./originals.cjs');
+const { readdirSync, lstatSync, rmSync, statSync } = require('./originals.cjs');
 // Linux trashes in-process; elsewhere only the native trash (via the Python engine) can.
 const IN_PROCESS = process.platform === 'linux';
 const DELEGATE = { action: 'delegate' };
@@ -60,9 +61,14 @@ function handle(op, path, st, recursive, sync) {
   const why = policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, op, path));
   if (!wouldRemove(op, target, st, recursive)) return DELEGATE;
-  if (isExempt(target.path, settings, env)) {
+  if (isExemptTarget(target, settings, env)) {
     if (!realdelete.supported()) return DELEGATE;
-    return outcome(realdelete.remove(op, target, recursive, shownPath(path)));
+    const err = realdelete.remove(op, target, recursive, shownPath(path));
+    if (err && err.mountPoint) {
+      const reason = 'another mount: not part of the exempt directory, left in place';
+      return outcome(refusal.failClosed(settings, err.mountPoint, 'EXDEV', reason, op, path));
+    }
+    return outcome(err);
   }
   if (!target.viaLink) remember(target);
   return outcome(trashTarget(settings, env, target, op, path));
@@ -76,7 +82,7 @@ function linkSlash(settings, env, target, path) {
   if (!rmSyncEmptiesLinkTargets()) return DELEGATE;
   const why = policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, 'rm', path));
-  if (isExempt(target.path, settings, env)) return DELEGATE;
+  if (isExemptTarget(target, settings, env)) return DELEGATE;
   const id = [target.st.dev, target.st.ino];
   for (const name of readdirSync(target.path, { encoding: 'buffer' })) {
     const entry = join(target.path, name);
@@ -117,8 +123,19 @@ function rmSyncEmptiesLinkTargets() {
 function elsewhere(op, path, st, recursive, settings) {
   const absolute = Buffer.from(require('path').resolve(shownPath(path)));
   if (!wouldRemove(op, { path: absolute }, st, recursive)) return DELEGATE;
-  if (policy.isExempt(absolute, settings.exempt)) return DELEGATE;
+  if (policy.isExempt(absolute, settings.exempt) && onExemptDevice(absolute, st, settings)) {
+    return DELEGATE;
+  }
   return outcome(viaCli(absolute, op, path));
+}
+
+// No mount ids there: the device tells a volume mounted into the temp dir apart (not a
+// bind mount, which only Linux has in this form).
+function onExemptDevice(absolute, st, settings) {
+  const parent = statSync(require('path').dirname(absolute), { throwIfNoEntry: false });
+  const devices = settings.exempt.map((root) => statSync(root, { throwIfNoEntry: false }));
+  const known = new Set(devices.filter(Boolean).map((found) => found.dev));
+  return !!parent && known.has(parent.dev) && (!st.isDirectory() || known.has(st.dev));
 }
 
 function shownPath(path) {
@@ -143,6 +160,21 @@ function wouldRemove(op, target, st, recursive) {
 function isExempt(real, settings, env) {
   if (!policy.isExempt(real, settings.exempt)) return false;
   return workspace.classify(real.toString('latin1'), settings, env) === workspace.EXEMPT;
+}
+
+// Exempt, and on its exempt root's own mount (mounts.cjs): a project bind-mounted
+// into the temp dir is judged like any other path.
+function isExemptTarget(target, settings, env) {
+  if (!isExempt(target.path, settings, env)) return false;
+  const root = () => workspace.nearestExempt(target.path.toString('latin1'), settings);
+  if (target.viaLink) {
+    // What goes is the directory the link leads to.
+    const st = statSync(target.path, { throwIfNoEntry: false });
+    return !!st && mounts.dirOnRootMount(target.path, st, root());
+  }
+  if (!mounts.onRootMount(target.parent, target.parentId, root)) return false;
+  const isDir = target.st && target.st.isDirectory();
+  return !isDir || mounts.dirOnRootMount(target.path, target.st, root());
 }
 
 // Guard, trash and report one target; return null or the error to raise.

@@ -5,10 +5,13 @@
 // the path to it. So the walk holds a descriptor for every directory it empties, opens
 // each subdirectory with O_NOFOLLOW, and unlinks entries by name in it: a subdirectory
 // that somebody swaps for a symlink to your data is unlinked as a link, never followed.
+// Nor does it cross into another mount (a project bind-mounted below a temp directory):
+// that directory stays, and the error says where (EXDEV, err.mountPoint).
 
 const fs = require('fs');
 const { openSync, closeSync, fstatSync, lstatSync, readdirSync } = require('./originals.cjs');
-const { unlinkSync, rmdirSync } = require('./originals.cjs');
+const { unlinkSync, rmdirSync, readlinkSync } = require('./originals.cjs');
+const { mountKey } = require('./mounts.cjs');
 
 const { DIR_FLAGS } = require('./resolve.cjs');
 
@@ -54,19 +57,20 @@ const listing = (dir) => readdirSync(dir, { encoding: 'buffer' });
 const lstatIfAny = (path) => lstatSync(path, { throwIfNoEntry: false });
 
 // Empty the directory open as fd (shown as `shown`).
-function emptyDirectory(fd, shown) {
+function emptyDirectory(fd, shown, top) {
   for (const name of call(listing, at(fd, Buffer.alloc(0)), shown)) {
     const entry = at(fd, name);
     const inner = `${shown}/${name.toString()}`;
     const st = lstatIfAny(entry);
     if (!st) continue; // removed meanwhile by someone else
-    if (st.isDirectory()) removeDirectory(fd, name, inner);
+    if (st.isDirectory()) removeDirectory(fd, name, inner, top);
     else call(unlinkSync, entry, inner, 'ENOENT');
   }
 }
 
-// Empty and remove the directory `name` inside the directory open as parentFd.
-function removeDirectory(parentFd, name, shown) {
+// Empty and remove the directory `name` inside the directory open as parentFd; top is
+// the mount (mounts.mountKey) of the directory the walk started in, if it has begun.
+function removeDirectory(parentFd, name, shown, top) {
   const entry = at(parentFd, name);
   let fd;
   try {
@@ -78,11 +82,24 @@ function removeDirectory(parentFd, name, shown) {
     return;
   }
   try {
-    emptyDirectory(fd, shown);
+    const here = mountKey(fd);
+    if (top !== undefined && here !== top) throw anotherMount(fd, shown);
+    emptyDirectory(fd, shown, here);
   } finally {
     closeSync(fd);
   }
   call(rmdirSync, entry, shown, 'ENOENT');
+}
+
+function anotherMount(fd, shown) {
+  const err = new Error(`EXDEV: another mount, left in place, rm '${shown}'`);
+  let point = Buffer.from(shown);
+  try {
+    point = readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
+  } catch {
+    // The caller's spelling names it well enough.
+  }
+  return Object.assign(err, { code: 'EXDEV', syscall: 'rm', path: shown, mountPoint: point });
 }
 
 // Delete target (from resolve.cjs) for real, as `op` with `recursive` does in Node,

@@ -116,6 +116,11 @@ function classify(path, settings, env) {
   return location(path, roots(env, settings), settings.exempt.map((e) => real(latin1(e))));
 }
 
+// The nearest exempt root (real, latin1) holding path strictly inside it, or null.
+function nearestExempt(path, settings) {
+  return deepest(path, settings.exempt.map((e) => real(latin1(e))), true);
+}
+
 // When the turn began (ms), for that turn only, as core/regenerable.py reads it:
 // SAFEDEL_TURN_START=seconds:turn (`safedel run`, zsh); one number from bash's prompt
 // arithmetic, microseconds * 1000 + the turn's last three digits; `@FILE` from fish, a
@@ -225,5 +230,6 @@ module.exports = {
   roots,
   scopeRoots,
   classify,
+  nearestExempt,
   regenerable,
 };

@@ -1,0 +1,146 @@
+"""A project bind-mounted into the temp dir is judged like any other path by the shims.
+
+The temp dir is exempt (deleted for real) only on its own mount: `mount --bind ~/proj
+$TMPDIR/x` must not let the rm shim, the Python shim or the Node shim destroy the
+project's files, with the net off as much as with it on. Each test runs `safedel run
+--net off` in its own mount namespace (tests/mountns.py) and checks that every project
+file is still in place or in the trash, that each deletion that reached it was refused
+or failed closed with a marker naming it, and that ordinary temp files, and temp
+directories around the mount, are still deleted for real.
+"""
+
+import json
+import sys
+
+from conftest import require
+from mountns import run_in_namespace
+
+PREFIX = "[safe-delete]["
+
+
+def _layout(sandbox):
+    """The project, the temp dir's own files, and the mounts' setup script."""
+    proj = sandbox.work / "proj"
+    (proj / "sub").mkdir(parents=True)
+    for name in ("notes.txt", "keep.txt", "sub/deep.txt"):
+        (proj / name).write_text("mine")
+    tmp = sandbox.tmpdir
+    for folder in ("x", "d/in", "e/f"):
+        (tmp / folder).mkdir(parents=True)
+    (tmp / "plain.txt").write_text("scratch")
+    (tmp / "d" / "scratch.txt").write_text("scratch")
+    (tmp / "e" / "f" / "g.o").write_text("obj")
+    setup = f"mount --bind {proj} {tmp}/x && mount --bind {proj} {tmp}/d/in"
+    return proj, tmp, setup
+
+
+def _marked_paths(stderr):
+    """Every path a marker line names (a refusal's path, a question's targets)."""
+    named = set()
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        if line.startswith(PREFIX):
+            payload = json.loads(line.split("] ", 1)[1])
+            named.update(payload.get("targets", []))
+            if "path" in payload:
+                named.add(payload["path"])
+    return named
+
+
+def _trashed(sandbox):
+    names = set(sandbox.trashed_names())
+    for trash in sandbox.root.rglob(".Trash-*/files"):
+        names.update(p.name for p in trash.iterdir())
+    return names
+
+
+def _check(sandbox, proj, done, reached, gone):
+    """The project survives (in place or trashed); each path in reached was named by a
+    marker (itself or a mount under it); the temp paths in gone were deleted for real."""
+    trashed = _trashed(sandbox)
+    for name in ("notes.txt", "keep.txt", "sub/deep.txt"):
+        original = proj / name
+        assert original.exists() or original.name in trashed, (name, done.stderr)
+        if original.exists():
+            assert original.read_text() == "mine"
+    marked = _marked_paths(done.stderr)
+    for path in reached:
+        hit = [m for m in marked if m == str(path) or m.startswith(f"{path}/")]
+        assert hit, (path, marked, done.stderr)
+    for path in gone:
+        assert not path.exists(), (path, done.stdout, done.stderr)
+        assert path.name not in trashed, done.stderr
+    real = {e["path"] for e in sandbox.report() if e["operation"] == "trash"}
+    assert real.isdisjoint(str(p) for p in gone), done.stderr
+
+
+def test_the_rm_shim_keeps_a_bind_mounted_project(sandbox):
+    proj, tmp, setup = _layout(sandbox)
+    script = (
+        f"rm {tmp}/x/notes.txt; rm -r {tmp}/x; rm -rf {tmp}/d;"
+        f" rm {tmp}/plain.txt && rm -r {tmp}/e && echo plain-gone"
+    )
+    done = run_in_namespace(sandbox, setup, script, run_options=("--net", "off"))
+    assert b"plain-gone" in done.stdout, done.stderr
+    reached = [tmp / "x" / "notes.txt", tmp / "x", tmp / "d" / "in"]
+    gone = [tmp / "plain.txt", tmp / "e", tmp / "d" / "scratch.txt"]
+    _check(sandbox, proj, done, reached, gone)
+
+
+PYTHON = """
+import os, shutil, sys
+tmp = sys.argv[1]
+for call, path in ((os.remove, "x/notes.txt"), (shutil.rmtree, "x"), (shutil.rmtree, "d"),
+                   (os.unlink, "x/keep.txt"), (os.remove, "plain.txt"), (shutil.rmtree, "e")):
+    try:
+        call(os.path.join(tmp, path))
+        print("ok", path)
+    except OSError as exc:
+        print("failed", path, exc.errno)
+"""
+
+
+def test_the_python_shim_keeps_a_bind_mounted_project(sandbox):
+    proj, tmp, setup = _layout(sandbox)
+    program = sandbox.root / "delete.py"
+    program.write_text(PYTHON)
+    script = f"{sys.executable} {program} {tmp}"
+    done = run_in_namespace(sandbox, setup, script, run_options=("--net", "off"))
+    out = done.stdout.decode()
+    assert "ok plain.txt" in out and "ok e" in out, (out, done.stderr)
+    for path in ("x/notes.txt", "x", "d", "x/keep.txt"):
+        assert f"failed {path} " in out or f"ok {path}" in out, (out, done.stderr)
+    reached = [tmp / "x" / "notes.txt", tmp / "x", tmp / "d", tmp / "x" / "keep.txt"]
+    _check(sandbox, proj, done, reached, [tmp / "plain.txt", tmp / "e"])
+
+
+NODE = """
+const fs = require('fs');
+const tmp = process.argv[2];
+const calls = [['unlinkSync', 'x/notes.txt', {}], ['rmSync', 'x', { recursive: true }],
+  ['rmSync', 'd', { recursive: true, force: true }], ['rmSync', 'x/keep.txt', {}],
+  ['unlinkSync', 'plain.txt', {}], ['rmSync', 'e', { recursive: true }]];
+for (const [call, path, options] of calls) {
+  try {
+    if (call === 'unlinkSync') fs.unlinkSync(`${tmp}/${path}`);
+    else fs.rmSync(`${tmp}/${path}`, options);
+    console.log('ok', path);
+  } catch (err) {
+    console.log('failed', path, err.code);
+  }
+}
+"""
+
+
+def test_the_node_shim_keeps_a_bind_mounted_project(sandbox):
+    node = require("node")
+    proj, tmp, setup = _layout(sandbox)
+    program = sandbox.root / "delete.js"
+    program.write_text(NODE)
+    script = f"{node} {program} {tmp}"
+    done = run_in_namespace(sandbox, setup, script, run_options=("--net", "off"))
+    out = done.stdout.decode()
+    assert "ok plain.txt" in out and "ok e" in out, (out, done.stderr)
+    reached = [tmp / "x" / "notes.txt", tmp / "x", tmp / "d" / "in", tmp / "x" / "keep.txt"]
+    # Node's rmSync stops at its first error, so what d held beside the mount may stay.
+    gone = [tmp / "plain.txt", tmp / "e"]
+    _check(sandbox, proj, done, reached, gone)
