@@ -6,6 +6,7 @@ place refused and why, so that the planted folder can be removed (core/runpointe
 
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,12 @@ def planted():
         pytest.skip("needs root to act as two other uids")
     if os.path.isdir(f"/run/user/{NOBODY}"):
         pytest.skip(f"/run/user/{NOBODY} exists: the run's pointer would go there")
+    try:
+        home = pwd.getpwuid(NOBODY).pw_dir
+    except KeyError:
+        home = None
+    if home and os.path.isdir(home) and os.stat(home).st_uid == NOBODY:
+        pytest.skip(f"uid {NOBODY} has a home of its own here ({home})")
     aside = f"{PLACE}.aside-{os.getpid()}"
     had = os.path.lexists(PLACE)
     if had:
@@ -86,3 +93,53 @@ def test_a_planted_pointer_place_warns_and_the_run_still_binds(planted, scratch)
         assert (event["session"], event["turn"]) == ("S", "T")
         assert os.path.isfile(event["trashPath"])
     assert sorted(os.listdir(PLACE)) == []  # nothing of the run went into the planted folder
+
+
+def test_a_served_run_starts_too(planted, scratch):
+    setpriv = require("setpriv")
+    home, work = os.path.join(scratch, "home"), os.path.join(scratch, "work")
+    for path in (home, work, os.path.join(scratch, "tmp")):
+        os.mkdir(path)
+        os.chown(path, NOBODY, NOBODY)
+    with open(os.path.join(work, "victim"), "w") as handle:
+        handle.write("x")
+    os.chown(os.path.join(work, "victim"), NOBODY, NOBODY)
+    env = fuzzcase.base_env(scratch)
+    env["PYTHONPATH"] = fuzzcase.readable_package(os.path.join(scratch, "package"))
+    argv = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    argv += [sys.executable, "-m", "safedel", "serve", "--stdio"]
+    messages = [
+        {"command": "OpenSession", "data": {"workspaceRoots": [work]}},
+        {"command": "RunExecutable", "data": {"command": "rm victim", "shell": "sh", "cwd": work}},
+    ]
+    lines = b"".join(
+        json.dumps(dict(m, messageId=str(n), sessionId="S")).encode() + b"\n"
+        for n, m in enumerate(messages)
+    )
+    server = subprocess.Popen(
+        argv,
+        cwd=work,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        server.stdin.write(lines)
+        server.stdin.flush()
+        replies = []
+        for line in server.stdout:
+            replies.append(json.loads(line))
+            if replies[-1]["command"] == "ProcessExit" or replies[-1].get("success") is False:
+                break
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)
+    stderr = server.stderr.read()
+    server.stderr.close()
+    assert replies[-1]["command"] == "ProcessExit", replies
+    result = replies[-1]["data"]
+    assert result["exitCode"] == 0 and len(result["trashed"]) == 1, result
+    assert os.listdir(work) == []
+    assert stderr.count(b"safedel serve: warning: no place takes the run's pointer") == 1
+    assert f"{PLACE}: not private, owned by uid {PLANTER}".encode() in stderr

@@ -141,3 +141,32 @@ def test_restore_past_path_max_never_follows_a_symlink_swapped_in(sandbox):
     assert os.listdir(elsewhere) == ["moved"]
     assert os.listdir(elsewhere / "moved") == []
     assert [item.original for item in _trashed_from(sandbox, top)] == [trashed.original]
+    # The folder back in place, with a new leaf.txt in the way: the restore walks down to
+    # it by descriptor for --rename and --overwrite too.
+    fd = _walk_down(top, LEVELS - 1)
+    try:
+        os.unlink(NAME, dir_fd=fd)
+        os.rename(os.path.join(elsewhere, "moved"), NAME, dst_dir_fd=fd)
+    finally:
+        os.close(fd)
+    fd = _walk_down(top, LEVELS)
+    try:
+        with open(os.open("leaf.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+            f.write("newer")
+        leaf = os.fsdecode(trashed.original)
+        done = _safedel(sandbox, "restore", leaf)
+        assert done.returncode == 1 and b"already exists" in done.stderr
+        done = _safedel(sandbox, "restore", "--overwrite", leaf)
+        assert done.returncode == 0, done.stderr[-2000:]
+        with open(os.open("leaf.txt", os.O_RDONLY, dir_fd=fd), "rb") as f:
+            assert f.read() == b"bottom"
+        (newer,) = _trashed_from(sandbox, top)  # what was in the way, trashed by descriptor
+        assert newer.original == trashed.original
+        done = _safedel(sandbox, "restore", "--rename", leaf)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert sorted(os.listdir(fd)) == ["leaf.txt", "leaf.txt.restored-1"]
+        with open(os.open("leaf.txt.restored-1", os.O_RDONLY, dir_fd=fd), "rb") as f:
+            assert f.read() == b"newer"
+    finally:
+        os.close(fd)
+    assert _trashed_from(sandbox, top) == []
