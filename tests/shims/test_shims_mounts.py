@@ -144,3 +144,43 @@ def test_the_node_shim_keeps_a_bind_mounted_project(sandbox):
     # Node's rmSync stops at its first error, so what d held beside the mount may stay.
     gone = [tmp / "plain.txt", tmp / "e"]
     _check(sandbox, proj, done, reached, gone)
+
+
+MID_RUN = """
+import os, subprocess, sys
+tmp, proj = sys.argv[1], sys.argv[2]
+os.remove(os.path.join(tmp, "cc", "t.o"))  # left to the real delete, and remembered
+subprocess.run(["mount", "--bind", proj, os.path.join(tmp, "cc")], check=True)
+try:
+    os.remove(os.path.join(tmp, "cc", "notes.txt"))
+    print("ok")
+except OSError as exc:
+    print("failed", exc.errno)
+"""
+
+
+def test_a_mount_made_mid_process_over_a_remembered_temp_dir_is_judged(sandbox):
+    proj, tmp, _ = _layout(sandbox)
+    (tmp / "cc").mkdir()
+    (tmp / "cc" / "t.o").write_text("obj")
+    program = sandbox.root / "midrun.py"
+    program.write_text(MID_RUN)
+    script = f"{sys.executable} {program} {tmp} {proj}"
+    done = run_in_namespace(sandbox, "true", script, run_options=("--net", "off"))
+    assert b"ok" in done.stdout or b"failed" in done.stdout, done.stderr
+    _check(sandbox, proj, done, [tmp / "cc" / "notes.txt"], [tmp / "cc" / "t.o"])
+
+
+def test_a_temp_dir_that_is_a_mount_itself_keeps_its_files_exempt(sandbox):
+    # The exempt root's own mount (a tmpfs on /tmp, as many systems have) is no boundary.
+    tmp = sandbox.tmpdir
+    setup = f"mount -t tmpfs safedel-test {tmp} && mkdir -p {tmp}/d/e && echo x > {tmp}/d/e/f"
+    script = (
+        f"echo y > {tmp}/g && rm {tmp}/g && rm -r {tmp}/d && test ! -e {tmp}/d"
+        f' && {sys.executable} -c \'import os; open("{tmp}/h", "w").close(); os.remove("{tmp}/h")\''
+        f" && test ! -e {tmp}/h"
+    )
+    done = run_in_namespace(sandbox, setup, script, run_options=("--net", "off"))
+    assert done.returncode == 0, done.stderr
+    assert _trashed(sandbox) == set(), done.stderr
+    assert [e for e in sandbox.report() if e["operation"] == "trash"] == []
