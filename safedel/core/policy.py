@@ -54,12 +54,27 @@ def target_exempt(target, exempt_roots):
 
 
 def homes(environ):
+    """The home directories never to remove: HOME's, and the password database's for
+    this uid, so a command that points HOME elsewhere has not unprotected the real one."""
     home = environ.get("HOME") or os.path.expanduser("~")
     found = _homes.get(home)
     if found is None:
-        raw = os.fsencode(home)
-        found = _homes[home] = frozenset({os.path.abspath(raw), resolve.real_path(raw)})
+        found = set()
+        for one in (home, _account_home()):
+            if one:
+                raw = os.fsencode(one)
+                found.update((os.path.abspath(raw), resolve.real_path(raw)))
+        found = _homes[home] = frozenset(found)
     return found
+
+
+def _account_home():
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):
+        return None  # no password database here, or no entry for this uid
 
 
 def _judged_environ():

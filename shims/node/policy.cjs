@@ -51,16 +51,29 @@ function isExempt(real, roots) {
 
 const homeReal = new Map();
 
+// HOME's home and the password database's for this uid: a command that points HOME
+// elsewhere has not unprotected the real one.
 function homesOf(env) {
   const home = env.HOME || os.homedir();
-  if (!home) return [];
   let found = homeReal.get(home);
   if (found === undefined) {
-    const real = realOrNull(Buffer.from(home)) || Buffer.from(pathPosix.resolve(home));
-    found = [Buffer.from(pathPosix.resolve(home)), real].map((b) => b.toString('latin1'));
+    found = [];
+    for (const one of [home, accountHome()]) {
+      if (!one) continue;
+      const real = realOrNull(Buffer.from(one)) || Buffer.from(pathPosix.resolve(one));
+      found.push(Buffer.from(pathPosix.resolve(one)).toString('latin1'), real.toString('latin1'));
+    }
     homeReal.set(home, found);
   }
   return found;
+}
+
+function accountHome() {
+  try {
+    return os.userInfo().homedir;
+  } catch {
+    return null; // no entry for this uid
+  }
 }
 
 // Why target (from resolve.cjs) must never be deleted or trashed, or null. A symlink is
