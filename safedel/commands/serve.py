@@ -20,7 +20,15 @@ def serve(
     """Run commands for an agent harness over NDJSON (a Unix socket or stdio)."""
     if bool(socket) == stdio:
         raise typer.BadParameter("give exactly one of --socket PATH and --stdio")
+    from ..approval import refuse_inside
     from ..serve import server, transport
+
+    # A server started by a command would let that command answer its own runs' guard
+    # questions: the harness of a server is the user's side.
+    why = refuse_inside("starting a server for commands")
+    if why is not None:
+        typer.echo(f"safedel serve: {why}", err=True)
+        raise typer.Exit(1)
 
     try:
         if stdio:

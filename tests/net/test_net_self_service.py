@@ -238,3 +238,13 @@ def test_a_token_of_the_commands_own_approves_nothing(sandbox, net):
     assert not mine.exists()
     outside = subprocess.run(_approve_argv(sandbox), env=sandbox.base_env(), capture_output=True)
     assert outside.returncode == 0, outside.stderr
+
+
+@pytest.mark.parametrize("net", ["on", "off"])
+def test_the_command_cannot_start_a_server_to_answer_for_itself(sandbox, net):
+    socket_path = sandbox.root / "own.sock"
+    serve = f"{PY} -m safedel serve --socket {socket_path}; echo serve=$?"
+    done = sandbox.run("bash", "-c", serve, run_options=_net_options(net))
+    assert b"serve=1" in done.stdout
+    assert f"starting a server for commands is {USER_ONLY}".encode() in done.stderr
+    assert not socket_path.exists()
