@@ -7,9 +7,10 @@ and walks the rest with openat2, so that the walk cannot become the supervisor's
   absolute symlinks stay inside a chroot (or another mount namespace's root) as they
   do for the caller;
 - a relative path is walked with RESOLVE_BENEATH first (nearly every walk stays below
-  its start); one that climbs out or meets an absolute symlink is walked freely only
-  when the caller's root is the supervisor's (same directory, same mount namespace),
-  else it fails closed;
+  its start); one that climbs out or meets an absolute symlink is walked freely when
+  the caller's root is the supervisor's (same directory, same mount namespace), else
+  redone inside the caller's root from the start's path below it, once that path is
+  shown to lead to the start (a start outside the root fails closed);
 - every walk has RESOLVE_NO_MAGICLINKS: /proc/self, /proc/N/cwd, /dev/fd/N... name the
   walker's own things, and a walk by the supervisor meeting one (spelled `//proc/self`,
   `/proc/1/../self`, or through a user's symlink) would reach safedel's cwd, not the
@@ -100,16 +101,65 @@ def _walk(tid, start, rest, in_root):
             _loop_or_magic(start, rest, strict & ~RESOLVE_NO_MAGICLINKS)
         if exc.errno != errno.EXDEV or in_root:
             raise
-    # A relative walk out of its start: '..' above it, or an absolute symlink. Only
-    # the supervisor's own root makes that walk the caller's.
+    # A relative walk out of its start: '..' above it, or an absolute symlink. With
+    # the supervisor's own root that walk is the caller's; else it is redone from the
+    # caller's root, the start spelled as a path below it.
     if not shares_root(tid):
-        raise FailClosed("a walk out of the caller's own root")
+        return _from_root(tid, start, rest)
     try:
         return openat2(start, rest, RESOLVE_NO_MAGICLINKS)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             _loop_or_magic(start, rest, 0)
         raise
+
+
+def _from_root(tid, start, rest):
+    """rest walked from start for a caller whose root is not the supervisor's: as
+    start/rest inside that root (RESOLVE_IN_ROOT), once the start's path below the
+    root is shown to lead back to the start itself. Otherwise (a start outside the
+    root, renamed meanwhile) FailClosed."""
+    root = os.open(b"/proc/%d/root" % tid, _FLAGS)
+    try:
+        below = _below(os.readlink(b"/proc/self/fd/%d" % root), _spelled(start))
+        if below is None:
+            raise FailClosed("a walk out of the caller's own root")
+        again = openat2(root, below or b".", RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+        try:
+            mine, theirs = os.fstat(again), os.fstat(start)
+        finally:
+            os.close(again)
+        if (mine.st_dev, mine.st_ino) != (theirs.st_dev, theirs.st_ino):
+            raise FailClosed("a walk out of the caller's own root")
+        path = below + b"/" + rest if below else rest
+        return _walk_in_root(root, path)
+    finally:
+        os.close(root)
+
+
+def _walk_in_root(root, path):
+    strict = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS
+    try:
+        return openat2(root, path, strict)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            _loop_or_magic(root, path, RESOLVE_IN_ROOT)
+        raise
+
+
+def _spelled(fd):
+    return os.readlink(b"/proc/self/fd/%d" % fd)
+
+
+def _below(top, path):
+    """path relative to top (b"" for top itself), or None when it is not below it."""
+    if path.endswith(b" (deleted)") or not path.startswith(b"/"):
+        return None
+    if top == b"/":
+        return path.lstrip(b"/")
+    if path == top:
+        return b""
+    return path[len(top) + 1 :] if path.startswith(top + b"/") else None
 
 
 def _loop_or_magic(start, rest, resolve):

@@ -245,8 +245,8 @@ def test_a_walk_through_proc_self_the_net_cannot_redo_fails_closed(sandbox, via)
 # -- a caller's own root -------------------------------------------------------------------
 
 CHROOT_BODY = r"""
-  if (chroot(argv[1]) || chdir("/")) { perror("chroot"); return 1; }
-  for (int i = 2; i < argc; i++) printf("%d ", unlink(argv[i]) ? errno : 0);
+  if (chroot(argv[1]) || chdir(argv[2])) { perror("chroot"); return 1; }
+  for (int i = 3; i < argc; i++) printf("%d ", unlink(argv[i]) ? errno : 0);
   return 0;
 """
 
@@ -262,16 +262,19 @@ def test_a_chrooted_caller_deletes_inside_its_root(sandbox):
     (inside / "notes.txt").write_text("precious")
     (inside / "todo.txt").write_text("precious too")
     (jail / "t").symlink_to(str(sandbox.tmpdir))  # absolute: W's own copy, for the kernel
-    (sandbox.tmpdir / "notes.txt").write_text("decoy")
-    (sandbox.tmpdir / "todo.txt").write_text("decoy")
+    (inside / "later.txt").write_text("precious as well")
+    (jail / "sub").mkdir()
+    for name in ("notes.txt", "todo.txt", "later.txt"):
+        (sandbox.tmpdir / name).write_text("decoy")
     program = static_binary(sandbox.root, CHROOT_BODY)
     climb = "/.." * (len(sandbox.tmpdir.parts) + 2)
-    done = sandbox.run(program, str(jail), f"{climb}{sandbox.tmpdir}/notes.txt", "/t/todo.txt")
-    assert done.stdout == b"0 0 ", done.stderr
-    assert not (inside / "notes.txt").exists() and not (inside / "todo.txt").exists()
-    assert (sandbox.tmpdir / "notes.txt").read_text() == "decoy"
-    assert (sandbox.tmpdir / "todo.txt").read_text() == "decoy"
-    assert sandbox.trashed_names() == ["notes.txt", "todo.txt"]
+    absolute = [f"{climb}{sandbox.tmpdir}/notes.txt", "/t/todo.txt"]
+    done = sandbox.run(program, str(jail), "/sub", *absolute, "../sub/../t/later.txt")
+    assert done.stdout == b"0 0 0 ", done.stderr
+    assert sorted(os.listdir(inside)) == [], done.stderr
+    for name in ("notes.txt", "todo.txt", "later.txt"):
+        assert (sandbox.tmpdir / name).read_text() == "decoy"
+    assert sandbox.trashed_names() == ["later.txt", "notes.txt", "todo.txt"]
 
 
 @pytest.fixture
@@ -301,7 +304,7 @@ def test_a_user_chrooted_in_its_own_user_namespace_deletes_inside_its_root(scrat
             handle.write(text)
     subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", scratch], check=True)
     climb = "/.." * (temp.count("/") + 2)
-    script = f"{unshare} -r {program} {jail} {climb}{temp}/notes.txt"
+    script = f"{unshare} -r {program} {jail} / {climb}{temp}/notes.txt"
     status, stderr = as_nobody(scratch, "work", script, netted=True)
     assert status == 0, stderr
     assert not os.path.exists(os.path.join(inside, "notes.txt")), stderr
