@@ -82,7 +82,8 @@ function linkSlash(settings, env, target, path) {
   if (!rmSyncEmptiesLinkTargets()) return DELEGATE;
   const why = policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, 'rm', path));
-  if (isExemptTarget(target, settings, env)) return DELEGATE;
+  // Node's own walk empties where the link leads: only when no mount lies below.
+  if (isExemptTarget(target, settings, env) && !mounts.mountBeneath(target.path)) return DELEGATE;
   const id = [target.st.dev, target.st.ino];
   for (const name of readdirSync(target.path, { encoding: 'buffer' })) {
     const entry = join(target.path, name);

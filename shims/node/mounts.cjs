@@ -113,4 +113,26 @@ function mountKey(fd) {
   return `${st.dev}:${mount}`;
 }
 
-module.exports = { mountId, onRootMount, dirOnRootMount, mountKey };
+// Whether some mount point lies at or below the directory path (real, Buffer), as this
+// process's mount table says: for a walk that is Node's own, which would cross it.
+function mountBeneath(path) {
+  if (!LINUX) return false;
+  let table;
+  try {
+    table = readFileSync('/proc/self/mountinfo', 'latin1');
+  } catch {
+    return false;
+  }
+  const top = path.toString('latin1').replace(/\/+$/, '');
+  for (const line of table.split('\n')) {
+    const field = line.split(' ')[4];
+    if (field === undefined) continue;
+    // The kernel writes space, tab, newline and backslash as \ooo.
+    const octal = (_, code) => String.fromCharCode(parseInt(code, 8));
+    const point = field.replace(/\\([0-7]{3})/g, octal);
+    if (point === top || point.startsWith(top + '/')) return true;
+  }
+  return false;
+}
+
+module.exports = { mountId, onRootMount, dirOnRootMount, mountKey, mountBeneath };
