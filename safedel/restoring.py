@@ -37,9 +37,10 @@ def free_name(original, parent_fd=None):
 
 
 def _exists(path, parent_fd):
-    where = path if parent_fd is None else os.path.basename(path)
+    if parent_fd is None:
+        return os.path.lexists(path)
     try:
-        os.lstat(where, dir_fd=parent_fd)
+        os.lstat(os.path.basename(path), dir_fd=parent_fd)
     except FileNotFoundError:
         return False
     return True
