@@ -11,38 +11,10 @@ mounts live and die with that namespace and safedel sees them as its command doe
 """
 
 import subprocess
-import sys
 
-import pytest
-from conftest import IN_CI, last_markers, require
+from conftest import last_markers, require
+from mountns import run_in_namespace
 from netkit import require_net
-
-
-def _require_root_mounts():
-    unshare = require("unshare")
-    require("mount")
-    done = subprocess.run([unshare, "-m", "mount", "--bind", "/", "/mnt"], capture_output=True)
-    if done.returncode != 0:
-        message = f"cannot bind mount here: {done.stderr.decode().strip()}"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
-    return unshare
-
-
-def _run_in_namespace(sandbox, setup, script, cwd=None):
-    """`safedel run -- sh -c script` in a fresh mount namespace, after sh -c setup."""
-    unshare = _require_root_mounts()
-    argv = [sys.executable, "-m", "safedel", "run", "--session", sandbox.session]
-    argv += ["--turn", sandbox.turn, "--", "sh", "-c", script]
-    wrapper = f'{setup}\nexec "$@"'
-    return subprocess.run(
-        [unshare, "-m", "sh", "-c", wrapper, "sh", *argv],
-        cwd=cwd or sandbox.work,
-        env=sandbox.base_env(),
-        capture_output=True,
-        timeout=120,
-    )
 
 
 def _repo_with_build(sandbox):
@@ -87,7 +59,7 @@ def _everything_trashed(sandbox):
 def test_a_bind_mount_over_an_ignored_build_tree_is_judged(sandbox):
     require_net()
     repo = _repo_with_build(sandbox)
-    done = _run_in_namespace(
+    done = run_in_namespace(
         sandbox, f"mount --bind {repo}/src {repo}/build", "/usr/bin/rm build/a.c", cwd=repo
     )
     _assert_kept_or_trashed(sandbox, repo / "src" / "a.c", done)
@@ -100,7 +72,7 @@ def test_a_tmpfs_on_an_ignored_build_tree_is_judged(sandbox):
     repo = _repo_with_build(sandbox)
     setup = f"mount -t tmpfs safedel-test {repo}/build && echo v > {repo}/build/volume.bin"
     script = "/usr/bin/rm build/volume.bin && cat build/.Trash-*/files/volume.bin"
-    done = _run_in_namespace(sandbox, setup, script, cwd=repo)
+    done = run_in_namespace(sandbox, setup, script, cwd=repo)
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"v\n", done.stderr
     trashed = [e for e in sandbox.report() if e["operation"] == "trash"]
@@ -114,7 +86,7 @@ def test_a_bind_mount_under_the_temp_dir_is_judged(sandbox):
     proj = _project(sandbox)
     point = sandbox.tmpdir / "x"
     point.mkdir()
-    done = _run_in_namespace(
+    done = run_in_namespace(
         sandbox, f"mount --bind {proj} {point}", f"/usr/bin/rm {point}/notes.txt"
     )
     _assert_kept_or_trashed(sandbox, proj / "notes.txt", done)
@@ -135,7 +107,7 @@ def test_a_mount_made_mid_run_where_a_call_was_left_to_the_kernel_is_judged(sand
         f" && mount --bind src build && mount --bind {proj} {scratch}"
         f"; /usr/bin/rm build/a.c; /usr/bin/rm {scratch}/notes.txt"
     )
-    done = _run_in_namespace(sandbox, "true", script, cwd=repo)
+    done = run_in_namespace(sandbox, "true", script, cwd=repo)
     assert not (repo / "build" / "a.o").exists() and not (scratch / "t.o").exists()
     assert {"a.o", "t.o"}.isdisjoint(_everything_trashed(sandbox)), done.stderr
     _assert_kept_or_trashed(sandbox, repo / "src" / "a.c", done)
@@ -160,7 +132,7 @@ def test_a_project_mounted_over_the_temp_dir_or_the_work_tree_mid_run_is_judged(
         f" && mount --bind {proj} {tmp} && mount --bind {other} {repo}"
         f"; /usr/bin/rm {tmp}/notes.txt; /usr/bin/rm {repo}/build/keep.o"
     )
-    done = _run_in_namespace(sandbox, "true", script)
+    done = run_in_namespace(sandbox, "true", script)
     assert {"a.o", "t.o"}.isdisjoint(_everything_trashed(sandbox)), done.stderr
     _assert_kept_or_trashed(sandbox, proj / "notes.txt", done)
     _assert_kept_or_trashed(sandbox, other / "build" / "keep.o", done)
@@ -177,7 +149,7 @@ def test_build_trees_and_temp_files_are_still_left_to_the_kernel(sandbox):
         f"/usr/bin/rm build/a.o build/sub/b.o && /usr/bin/rmdir build/sub"
         f" && /usr/bin/rm -r {deep} {sandbox.tmpdir}/cc1.o"
     )
-    done = _run_in_namespace(sandbox, "true", script, cwd=repo)
+    done = run_in_namespace(sandbox, "true", script, cwd=repo)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (repo / "build").iterdir()) == []
     assert not deep.exists() and not (sandbox.tmpdir / "cc1.o").exists()
@@ -191,6 +163,6 @@ def test_a_temp_dir_that_is_a_mount_itself_keeps_its_files_exempt(sandbox):
     tmp = sandbox.tmpdir
     setup = f"mount -t tmpfs safedel-test {tmp} && mkdir {tmp}/d && echo x > {tmp}/d/f"
     script = f"/usr/bin/rm {tmp}/d/f && /usr/bin/rmdir {tmp}/d && test ! -e {tmp}/d"
-    done = _run_in_namespace(sandbox, setup, script)
+    done = run_in_namespace(sandbox, setup, script)
     assert done.returncode == 0, done.stderr
     assert _everything_trashed(sandbox) == set(), done.stderr
