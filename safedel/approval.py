@@ -6,9 +6,10 @@ ordinary case, so:
 
 - inside a command that `safedel run` or `safedel serve` started, `safedel guard
   approve|reject|reset` refuse, and so do the other commands by which a command could
-  serve itself (`workspace add|remove`, `purge`, `serve`: see refuse_inside). Under the net that
-  is the filter's canary (net/canary.py), which no process under it can shed, not with
-  a new pid namespace, a double fork or an emptied environment. Without the net:
+  serve itself (`workspace add|remove`, `purge`, `serve`: see refuse_inside). Under
+  the net "inside" is the filter's canary (net/canary.py), which no process under it
+  can shed, not with a new pid namespace, a double fork or an emptied environment.
+  Without the net:
   SAFEDEL_RUN_ID is set, or a `safedel run` process is among its ancestors
   (core/runpointer.py; a plain run is a child subreaper, so orphans of the command stay
   among its descendants while it runs). Inside a run even the token below approves
