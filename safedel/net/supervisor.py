@@ -58,12 +58,18 @@ class Supervisor:
     def stop(self):
         """After the command exits: answer what is already queued, then close.
 
-        A background process that outlives the run has nobody to answer it any more:
-        its deletions then fail (ENOSYS), never succeed unjudged."""
+        A background process that outlives the run has nobody to judge it any more:
+        its deletions then fail (ENOSYS), never succeed unjudged, and its renames go on
+        (net/afterlife.py answers them)."""
         os.write(self._wake_w, b"x")
         self._finished.acquire()
         if self._places is not None:
             self._places.close()
+        if _tree_lives_on(self._listener):
+            from . import afterlife
+
+            renames = [nr for nr, name in self._names.items() if name in moves.NAMES]
+            afterlife.hand_over(self._listener, renames)
         for fd in (self._wake_r, self._wake_w, self._listener, self._marker_fd):
             if fd is not None:
                 os.close(fd)
@@ -289,3 +295,10 @@ def _trash(conf, found, item):
     finally:
         if loan is not None:  # on the directory, in the trash or still here
             loan.give_back(record.trash_path if record is not None else None)
+
+
+def _tree_lives_on(listener):
+    """Whether some process still holds the filter (no hang-up on the listener yet)."""
+    poller = select.poll()
+    poller.register(listener, select.POLLIN)
+    return not any(happened & select.POLLHUP for _fd, happened in poller.poll(0))

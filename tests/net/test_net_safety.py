@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import last_markers, require
@@ -45,6 +46,51 @@ def test_killing_the_supervisor_makes_deletions_fail(sandbox):
     assert b"Function not implemented" in errors
     assert victim.read_text() == "keep me"
     assert proc.returncode == -signal.SIGKILL
+
+
+def test_a_process_left_running_renames_but_cannot_delete_unjudged(sandbox):
+    """After the run, nobody judges: a raw unlink fails, a rename (an atomic save, a
+    shim's move into the trash) goes on, and what answers the listener ends with the
+    last process of the tree."""
+    require_net()
+    (sandbox.work / "victim.txt").write_text("keep me")
+    (sandbox.work / "old.txt").write_text("old")
+    left = (
+        "read line < fifo; echo new > f.tmp; mv f.tmp saved.txt; echo mv=$? > rc;"
+        " /bin/rm victim.txt; echo rm=$? >> rc; rm old.txt; echo shim=$? >> rc"
+    )
+    os.mkfifo(sandbox.work / "fifo")
+    before = set(_afterlives())  # another test's background process may keep its own
+    script = f"({left}) > /dev/null 2>&1 &"
+    done = sandbox.run("dash", "-c", script, run_options=["--net", "on"])
+    assert done.returncode == 0, done.stderr
+    assert set(_afterlives()) - before, "nothing answers the listener after the run"
+    with open(sandbox.work / "fifo", "w") as fifo:  # the run is over: now go
+        fifo.write("go\n")
+    deadline = time.monotonic() + 60
+    while not _complete(sandbox.work / "rc") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (sandbox.work / "rc").read_text().split() == ["mv=0", "rm=1", "shim=0"]
+    assert (sandbox.work / "saved.txt").read_text() == "new\n"
+    assert (sandbox.work / "victim.txt").read_text() == "keep me"
+    assert sandbox.trashed_names() == ["old.txt"]
+    assert _gone_in_time(lambda: set(_afterlives()) - before)
+
+
+def _complete(rc):
+    return rc.exists() and len(rc.read_text().split()) == 3
+
+
+def _afterlives():
+    found = subprocess.run(["pgrep", "-f", "safedel/net/afterlife.py"], capture_output=True)
+    return found.stdout.split()
+
+
+def _gone_in_time(find):
+    deadline = time.monotonic() + 30
+    while find() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not find()
 
 
 def test_exempt_temp_files_are_deleted_by_the_kernel(sandbox):
