@@ -11,6 +11,15 @@ from conftest import IN_CI, require
 from safedel.net import kernel_supports
 
 NOBODY = 65534
+# git with no user or system config and a fixed identity, for commits made in tests.
+GIT_ENV = {
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
 
 
 def require_net():

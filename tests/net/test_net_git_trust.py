@@ -7,16 +7,7 @@ import shutil
 import subprocess
 
 from conftest import require
-from netkit import require_net, restore_turn
-
-GIT_ENV = {
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-}
+from netkit import GIT_ENV, require_net, restore_turn
 
 
 def _dash(sandbox, script):

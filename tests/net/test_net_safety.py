@@ -9,16 +9,7 @@ import time
 
 import pytest
 from conftest import last_markers, require
-from netkit import make_tree, require_net, static_binary
-
-GIT_ENV = {
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-}
+from netkit import GIT_ENV, make_tree, require_net, static_binary
 
 
 def test_killing_the_supervisor_makes_deletions_fail(sandbox):
