@@ -46,6 +46,7 @@ class Places:
         self.is_exempt_root = self._exempt.is_root
         self._uid = str(os.getuid())
         self._anchors = [os.path.realpath(a) for a in (*roots, os.getcwd())]
+        self._roots = tuple(os.path.realpath(r) for r in roots)
         self._ignored = {}  # real parent directory -> does git call it a build tree?
         self._build_mounts = mounts.Boundaries(lambda parent: [self._top(parent)])
         self._repos = {}  # directory -> its work tree top, or None
@@ -73,6 +74,16 @@ class Places:
         if self._ignored_tree(parent, st):
             return "inside an ignored build tree"
         return None
+
+    def holds_workspace(self, path):
+        """Whether a workspace root of the run is path or lies within it."""
+        inside = path.rstrip(os.sep) + os.sep
+        return any(root == path or root.startswith(inside) for root in self._roots)
+
+    def would_be_build_tree(self, path):
+        """Whether a directory at path (it may not exist yet) is in an ignored build
+        tree: asked afresh, for the rare rename that would make one."""
+        return self._ask_git(path)
 
     def git_can_restore(self, found, tid):
         """When git itself deletes content it stores (found.inspect() done)."""

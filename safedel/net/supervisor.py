@@ -198,7 +198,7 @@ class Supervisor:
             if source_free is None or (source_free and not exchange):
                 channel.answer(notif_id, proceed=True)
                 return
-            destination_free = self._left_alone(tid, *destination, moving=exchange)
+            destination_free = self._left_alone(tid, *destination, exchange, arriving=True)
         except OSError as exc:
             if channel.still_valid(notif_id):
                 if isinstance(exc, walk.FailClosed):
@@ -212,11 +212,14 @@ class Supervisor:
         else:
             channel.answer(notif_id, proceed=True)
 
-    def _left_alone(self, tid, dirfd, address, moving=False):
+    def _left_alone(self, tid, dirfd, address, moving=False, arriving=False):
         """Whether a deletion of what this path names would be left to the kernel; None
         for a spelling no rename accepts ('.', '..', '/', ''): the kernel refuses it.
         moving: the entry leaves this name (walk.FailClosed if it is state of safedel's
-        that only safedel renames)."""
+        that only safedel renames), and it is not left alone when a workspace root lies
+        within it (`mv /tmp/a /tmp/b` of a project's parent). arriving: the entry takes
+        this name, and is left alone too when it would make an ignored build tree there
+        (`mv src build`)."""
         raw = self._memory.string(tid, address)
         try:
             located = target.locate(tid, dirfd, raw, False)
@@ -225,7 +228,7 @@ class Supervisor:
         parent = None
         if not located[3] or located[3] in self._plain_heads:  # as in _decide
             parent = os.stat(located[0])
-            if self._places.is_exempt_root(located[3], parent, located[1]):
+            if not moving and self._places.is_exempt_root(located[3], parent, located[1]):
                 return True
         found = target.resolve(tid, dirfd, raw, False, located)
         try:
@@ -235,6 +238,10 @@ class Supervisor:
             if refusal:
                 raise walk.FailClosed(refusal, found.path)
             left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
+            if left and moving and self._places.holds_workspace(found.path):
+                return False
+            if not left and arriving:
+                return self._places.would_be_build_tree(found.path)
             return bool(left) and found.acts_here(parent)
         finally:
             found.close()

@@ -128,3 +128,27 @@ def test_a_workspace_in_the_temp_dir_keeps_its_files_from_the_temp_dir(sandbox):
     done = sandbox.run("dash", "-c", script, cwd=proj)
     assert done.returncode == 0, done.stderr
     assert sandbox.trashed_names() == ["keep.txt"], done.stderr
+
+
+def test_the_temp_folder_holding_a_workspace_is_not_a_temp_file(sandbox):
+    require_net()
+    git = require("git")
+    holder = sandbox.tmpdir / "A"
+    proj = holder / "proj"
+    (proj / "src").mkdir(parents=True)
+    subprocess.run([git, "init", "-q", str(proj)], check=True, env=sandbox.base_env())
+    (proj / "src" / "a.c").write_text("int a;")
+    script = f"mv {holder} {holder}.moved && /bin/rm -rf {holder}.moved"
+    done = sandbox.run("dash", "-c", script, cwd=proj)
+    assert done.returncode == 0, done.stderr
+    assert "a.c" in sandbox.trashed_names(), done.stderr
+    assert (sandbox.trash / "files" / "a.c").read_text() == "int a;"
+
+
+def test_a_rename_that_makes_an_ignored_build_tree_is_judged(sandbox):
+    require_net()
+    work = _project(sandbox)
+    (work / "build").rmdir()  # ignored, not made yet: src becomes it
+    done = sandbox.run("dash", "-c", "mv src build && /bin/rm -rf build")
+    assert done.returncode == 0, done.stderr
+    assert {"a.c", "b.c"} <= set(sandbox.trashed_names()), done.stderr
