@@ -2,20 +2,19 @@
 tree live on (`--keep-background`, `nohup ... &`).
 
 Nobody judges their deletions any more: each fails with ENOSYS, as it would with the
-listener closed, never succeeding unjudged. Their renames carry on (CONTINUE): the net
-watches renames only so that workspace data is not moved to where a deletion is left
-to the kernel (net/moves.py), and no deletion is left to the kernel now. A daemon's
-atomic saves and a shim's moves into the trash keep working. A small stdlib process on
-its own, not dumpable (whoever could attach to it could answer CONTINUE to an unlink);
-it exits when the last process under the filter is gone.
+listener closed, never succeeding unjudged. Their renames are judged as during the run
+(net/moves.py): a daemon's atomic saves and a shim's moves into the trash go on, and a
+rename that would carry workspace data to the temp dir still gets EXDEV. A process of
+its own (the run's supervisor, in its after-run mode), not dumpable: whoever could
+attach to it could answer CONTINUE to an unlink. It ends with the last process under
+the filter.
 
-    python -I -S afterlife.py NR...    (the rename call numbers; the listener is fd 3)
+    python -I -S afterlife.py PACKAGE_PARENT MACHINE   (listener on fd 3; stdin: JSON of
+    the run's environment and the git it trusts)
 """
 
-import errno
-import importlib.util
+import json
 import os
-import select
 import signal
 import sys
 
@@ -23,22 +22,26 @@ LISTENER = 3
 PR_SET_DUMPABLE = 4
 
 
-def hand_over(listener, renames):
+def hand_over(listener, environ, machine, git):
     """Start the afterlife for listener (this process closes its own copy after)."""
-    null = (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0)
-    actions = [null, (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)]
-    actions.append((os.POSIX_SPAWN_DUP2, listener, LISTENER))
-    argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), *map(str, renames)]
-    os.posix_spawn(sys.executable, argv, {}, file_actions=actions, setsid=True)
-
-
-def _notify():
-    """net/notify.py, loaded by its path: this script runs outside the package."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("notify", os.path.join(here, "notify.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    read_end, write_end = os.pipe()
+    try:
+        actions = [
+            (os.POSIX_SPAWN_DUP2, read_end, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_RDWR, 0),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+            (os.POSIX_SPAWN_DUP2, listener, LISTENER),
+        ]
+        package_parent = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+        argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), package_parent, machine]
+        os.posix_spawn(sys.executable, argv, {}, file_actions=actions, setsid=True)
+    finally:
+        os.close(read_end)
+    try:
+        with open(write_end, "w", encoding="utf-8") as pipe:
+            json.dump({"environ": dict(environ), "git": git}, pipe)
+    except OSError:
+        pass  # it died at once: the listener closes with it, and calls fail ENOSYS
 
 
 def main():  # pragma: no cover (a process of its own; tests/net drive it)
@@ -47,19 +50,14 @@ def main():  # pragma: no cover (a process of its own; tests/net drive it)
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)  # it lives exactly as long as the tree
-    renames = {int(nr) for nr in sys.argv[1:]}
-    channel = _notify().Channel(LISTENER)
-    poller = select.poll()
-    poller.register(LISTENER, select.POLLIN)
-    while True:
-        for _fd, happened in poller.poll():
-            if happened & select.POLLIN:
-                notif = channel.receive()
-                if notif is not None:
-                    proceed = notif[3] in renames
-                    channel.answer(notif[0], 0 if proceed else errno.ENOSYS, proceed)
-            elif happened & (select.POLLHUP | select.POLLERR):
-                return
+    package_parent, machine = sys.argv[1], sys.argv[2]
+    given = json.load(sys.stdin)
+    sys.path.insert(0, package_parent)
+    from safedel.net import supervisor
+
+    git = given["git"]
+    git = (git[0], tuple(git[1])) if git else None
+    supervisor.Supervisor(LISTENER, given["environ"], machine, git=git, after_run=True).serve()
 
 
 if __name__ == "__main__":

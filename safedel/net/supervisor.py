@@ -21,8 +21,11 @@ RUNTIME = "net"
 
 
 class Supervisor:
-    def __init__(self, listener, environ, machine, marker_fd=None, git=None):
+    def __init__(self, listener, environ, machine, marker_fd=None, git=None, after_run=False):
         self._listener = listener
+        self._machine = machine
+        # After the run (net/afterlife.py): renames judged, every deletion ENOSYS.
+        self._after_run = after_run
         self._channel = notify.Channel(listener)
         self._marker_fd = marker_fd  # the command's stderr, when it is not ours; owned
         self._environ = environ
@@ -55,6 +58,11 @@ class Supervisor:
                 sys.modules["safedel.core.markers"].judge_for(None)
             self._finished.release()
 
+    def serve(self):
+        """Answer calls in this thread until every process of the tree is gone (the
+        afterlife's loop: nothing asks it to stop)."""
+        self._serve()
+
     def stop(self):
         """After the command exits: answer what is already queued, then close.
 
@@ -68,8 +76,7 @@ class Supervisor:
         if _tree_lives_on(self._listener):
             from . import afterlife
 
-            renames = [nr for nr, name in self._names.items() if name in moves.NAMES]
-            afterlife.hand_over(self._listener, renames)
+            afterlife.hand_over(self._listener, self._environ, self._machine, self._git)
         for fd in (self._wake_r, self._wake_w, self._listener, self._marker_fd):
             if fd is not None:
                 os.close(fd)
@@ -127,6 +134,9 @@ class Supervisor:
         name = self._names.get(notif[3])
         if name in moves.NAMES:
             self._move(notif, name)
+            return
+        if self._after_run:
+            channel.answer(notif_id, errno.ENOSYS)  # nobody judges deletions any more
             return
         dirfd, address, removes_dir = target.arguments(self._names, notif[3], notif[6:])
         try:

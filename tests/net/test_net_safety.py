@@ -40,16 +40,18 @@ def test_killing_the_supervisor_makes_deletions_fail(sandbox):
 
 
 def test_a_process_left_running_renames_but_cannot_delete_unjudged(sandbox):
-    """After the run, nobody judges: a raw unlink fails, a rename (an atomic save, a
-    shim's move into the trash) goes on, and what answers the listener ends with the
-    last process of the tree."""
+    """After the run, nobody judges deletions: a raw unlink fails; renames are judged
+    as before (an atomic save and a shim's move into the trash go on, a move to the
+    temp dir gets EXDEV); what answers the listener ends with the tree."""
     require_net()
     (sandbox.work / "victim.txt").write_text("keep me")
     (sandbox.work / "old.txt").write_text("old")
     left = (
         "read line < fifo; echo new > f.tmp; mv f.tmp saved.txt; echo mv=$? > rc;"
-        " /bin/rm victim.txt; echo rm=$? >> rc; rm old.txt; echo shim=$? >> rc"
+        " /bin/rm victim.txt; echo rm=$? >> rc; rm old.txt; echo shim=$? >> rc;"
+        f" mv kept.txt {sandbox.tmpdir}/k; echo out=$? >> rc"
     )
+    (sandbox.work / "kept.txt").write_text("kept")
     os.mkfifo(sandbox.work / "fifo")
     before = set(_afterlives())  # another test's background process may keep its own
     script = f"({left}) > /dev/null 2>&1 &"
@@ -61,7 +63,9 @@ def test_a_process_left_running_renames_but_cannot_delete_unjudged(sandbox):
     deadline = time.monotonic() + 60
     while not _complete(sandbox.work / "rc") and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert (sandbox.work / "rc").read_text().split() == ["mv=0", "rm=1", "shim=0"]
+    # Carried out to the temp dir: EXDEV, mv copies, and the source's unlink fails.
+    assert (sandbox.work / "rc").read_text().split() == ["mv=0", "rm=1", "shim=0", "out=1"]
+    assert (sandbox.work / "kept.txt").read_text() == "kept"
     assert (sandbox.work / "saved.txt").read_text() == "new\n"
     assert (sandbox.work / "victim.txt").read_text() == "keep me"
     assert sandbox.trashed_names() == ["old.txt"]
@@ -69,7 +73,7 @@ def test_a_process_left_running_renames_but_cannot_delete_unjudged(sandbox):
 
 
 def _complete(rc):
-    return rc.exists() and len(rc.read_text().split()) == 3
+    return rc.exists() and len(rc.read_text().split()) == 4
 
 
 def _afterlives():
