@@ -7,8 +7,8 @@ the rm shim refuses it), except the few that safedel's own shims and launchers m
 each known by its exact name (renames over a file are not deletions the net sees):
 
 - the guard's pruning (core.guardturn.prune, the Node shim's ledger.cjs): a ledger or
-  signal file `bulk-guard|signals/<session>/<name>` untouched for a day, and the
-  emptied session directory once it too is a day old;
+  signal file `bulk-guard|signals/<session>/<name>` untouched for a day (by the later of mtime and
+  ctime), and the emptied session directory once it too is a day old;
 - a signal claimed by its reader (core.signals._claim):
   `signals/<session>/.<name>.<pid>.<hex>.taking`, pid the caller's own;
 - a process's own run pointer when it ends (core.runpointer.unpoint):
@@ -68,10 +68,12 @@ def _claimed_by(name, pid):
 
 
 def _pruned(path, is_session_dir):
-    """Whether the guard's pruning would remove it now: untouched for PRUNE_AGE."""
+    """Whether the guard's pruning would remove it now: untouched for PRUNE_AGE. Judged
+    by the later of mtime and ctime: a command sets mtime back with touch, but no call
+    sets ctime back, and touching mtime moves ctime to now."""
     try:
         st = os.lstat(path)
     except OSError:
         return False
     kind_ok = stat.S_ISDIR(st.st_mode) if is_session_dir else stat.S_ISREG(st.st_mode)
-    return kind_ok and st.st_mtime < time.time() - guard.PRUNE_AGE
+    return kind_ok and max(st.st_mtime, st.st_ctime) < time.time() - guard.PRUNE_AGE

@@ -61,26 +61,50 @@ def test_the_state_directory_is_refused_to_any_remover(sandbox, remover):
 
 
 def test_what_the_shims_delete_in_the_state_directory_is_left_to_the_kernel(sandbox):
-    """The guard's pruning of a day-old ledger, and a process's own run pointer."""
+    """A process's own run pointer; another's is the kernel's to refuse."""
     require_net()
-    _, ledger = _state_files(sandbox)
-    old = ledger.parent / "0123456789abcdef.jsonl"
-    old.write_text("{}\n")
-    day_old = os.stat(old).st_mtime - 2 * 86400
-    os.utime(old, (day_old, day_old))
     pointers = sandbox.state / "by-pid"
     pointers.mkdir()
     (pointers / "1-99").write_text("another process's pointer")
-    script = (
-        f"python3 -I -c 'import os, sys; os.remove(sys.argv[1])' {old}; "
-        f"echo x > {pointers}/$$-42; exec /bin/rm {pointers}/$$-42 {pointers}/1-99"
-    )
+    script = f"echo x > {pointers}/$$-42; exec /bin/rm {pointers}/$$-42 {pointers}/1-99"
     done = sandbox.run("sh", "-c", script)
-    assert not old.exists(), done.stderr
     assert sorted(os.listdir(pointers)) == ["1-99"], done.stderr
-    assert ledger.exists()
     assert b"1-99': Operation not permitted" in done.stderr, done.stderr
     assert sandbox.trashed_names() == []
+
+
+def test_a_ledger_backdated_by_the_command_is_not_a_day_old(sandbox):
+    """touch sets mtime back but moves ctime to now: the ledger stays, its count holds."""
+    require_net()
+    _, ledger = _state_files(sandbox)
+    script = f'touch -d "3 days ago" {ledger} && exec dash -c "/bin/rm {ledger}"'
+    done = sandbox.run("sh", "-c", script)
+    assert done.returncode != 0, done.stderr
+    assert ledger.read_text() == '{"count": 3}\n'
+    marker = last_markers(done.stderr).get("SAFE_DELETE_FAIL_CLOSED")
+    assert marker is not None and marker["reason"] == "safedel's own state", done.stderr
+
+
+def test_the_guards_pruning_is_judged_by_the_later_of_mtime_and_ctime(tmp_path, monkeypatch):
+    """No test can make a ctime a day old, so the clock moves on instead: two days later
+    a ledger untouched since is the pruning's; one touched since (ctime) is not."""
+    from safedel.net import statefiles
+
+    state = tmp_path / "state"
+    ledger = state / "bulk-guard" / "37a8eec1ce19687d" / "d6174db3de0dada7.jsonl"
+    ledger.parent.mkdir(parents=True)
+    ledger.write_text("{}\n")
+    real, caller = os.path.realpath(ledger), os.getpid()
+    base = os.path.realpath(state) + os.sep
+    assert statefiles.verdict(real, base, caller) == statefiles.REFUSE
+    later = os.stat(ledger).st_ctime + 2 * 86400
+    monkeypatch.setattr(statefiles.time, "time", lambda: later)
+    assert statefiles.verdict(real, base, caller) == statefiles.KERNEL
+    os.utime(ledger, (later, later))  # touched since: mtime fresh again
+    assert statefiles.verdict(real, base, caller) == statefiles.REFUSE
+    os.utime(ledger, (0, 0))  # mtime set back; ctime is the later, and it is fresh
+    monkeypatch.setattr(statefiles.time, "time", lambda: os.stat(ledger).st_ctime + 3600)
+    assert statefiles.verdict(real, base, caller) == statefiles.REFUSE
 
 
 def test_a_rename_out_of_the_state_directory_is_refused_but_an_atomic_write_is_not(sandbox):
