@@ -110,7 +110,12 @@ class Places:
         return None if self._state_allows(path, tid) else "safedel's own state"
 
     def state_move_refusal(self, path, tid):
-        """Why the net refuses to rename this entry of the state directory, or None."""
+        """Why the net refuses to rename this entry of the state directory, or None.
+        The state directory and every directory above it, home included, are refused:
+        `mv ~/.local/state x` takes the ledgers along as surely as `mv ~/.local/state/
+        safedel x`. Only '/' is not, which no rename moves."""
+        if self._state[0].startswith(path + os.sep) and path != os.sep:
+            return "safedel's own state"
         if not self.in_state(path) or _is_report(path, self._report):
             return None
         caller = walk.tgid_of(tid)

@@ -129,6 +129,26 @@ def test_a_rename_out_of_the_state_directory_is_refused_but_an_atomic_write_is_n
     assert done.stderr.count(b"SAFE_DELETE_FAIL_CLOSED") == 2, done.stderr
 
 
+def test_a_rename_of_a_directory_above_the_state_directory_is_refused(sandbox):
+    """`mv` of its parent takes the ledgers along as surely as `mv` of the state dir."""
+    require_net()
+    _, ledger = _state_files(sandbox)
+    root = sandbox.state.parent
+    (sandbox.tmpdir / "mine").mkdir()
+    script = (
+        f"/bin/mv {sandbox.tmpdir}/mine {sandbox.tmpdir}/moved && "
+        f"cd {sandbox.work} && exec /bin/mv {root} {root}.old"
+    )
+    done = sandbox.run("sh", "-c", script)
+    assert done.returncode != 0, done.stderr
+    assert (sandbox.tmpdir / "moved").is_dir(), done.stderr
+    assert ledger.read_text() == '{"count": 3}\n'
+    assert not pathlib.Path(f"{root}.old").exists()
+    assert b"Operation not permitted" in done.stderr, done.stderr
+    marker = last_markers(done.stderr).get("SAFE_DELETE_FAIL_CLOSED")
+    assert marker is not None and marker["reason"] == "safedel's own state", done.stderr
+
+
 # -- a caller's own credentials ---------------------------------------------------------
 
 
