@@ -189,7 +189,15 @@ def enclosing():
     return _enclosing[pid]
 
 
-def _search():
+def enclosing_of(pid):
+    """The pointer of the nearest run at or above process pid (of this uid), or None:
+    how `safedel serve` tells a client inside a run whose environment was scrubbed."""
+    if not sys.platform.startswith("linux"):
+        return None
+    return _search(pid)
+
+
+def _search(start=0):
     # The places are opened in order as they are needed: the run's pointer is normally
     # in the first that opens, and the last costs a password-database lookup.
     pending, directories = places(), []
@@ -197,7 +205,7 @@ def _search():
     try:
         if not directories:
             return None
-        pid, seen = os.getpid(), set()
+        pid, seen = start or os.getpid(), set()
         for _ in range(MAX_DEPTH):
             found = _stat(pid)
             if pid <= 1 or found is None:
@@ -212,7 +220,10 @@ def _search():
         # server, which adopts those of all its runs. A served run's root leads the
         # session it made, and every process in that session descends from it; while
         # a session exists its id names no other process.
-        sid = os.getsid(0)
+        try:
+            sid = os.getsid(start)
+        except OSError:
+            return None  # gone since
         found = None if sid <= 1 or sid in seen else _stat(sid)
         return None if found is None else _lookup(pending, directories, f"{sid}-{found[1]}")
     finally:

@@ -20,7 +20,7 @@ import traceback
 from .. import __version__, materialize
 from ..core import settings as core_settings
 from ..executor import environ, limits
-from . import asking, commands, forking, leftovers, protocol, transport
+from . import asking, commands, forking, leftovers, peers, protocol, transport
 
 KILL_GRACE_MS = 2_000
 
@@ -149,6 +149,9 @@ def serve_socket(path, allow_unprotected=False):
                 continue
             if transport.peer_in_our_tree(sock):
                 sock.close()  # a run's command must not answer its own guard question
+                continue
+            if peers.in_a_run(transport.peer_pid(sock)):
+                sock.close()  # nor any run's command open a session past its run's guard
                 continue
             fd = sock.detach()
             conn = transport.Connection(fd, fd, f"fd{fd}", closer=_closer(fd))

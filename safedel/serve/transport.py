@@ -74,6 +74,11 @@ def peer_uid(sock):
     return struct.unpack("3i", creds)[1]
 
 
+def peer_pid(sock):
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[0]
+
+
 def peer_in_our_tree(sock):
     """True when the peer is this process or one of its descendants, or cannot be told
     apart from one: a served run's command (runs are our children, and as a subreaper

@@ -1,0 +1,62 @@
+"""Whether a client of `safedel serve` is a command inside some `safedel run`.
+
+A server started before a run (a resident executor of the same user) is not an
+ancestor of the run's commands, so the check of our own tree lets them in: such a
+command could open a session of its own, with the threshold and workspace it likes,
+and delete past its run's guard without a question. So a peer is refused when any of
+these says it is inside a run:
+
+- it carries more seccomp filters than this server: a run's net adds one, and filters
+  are inherited and never removed (in a container both share the container's own);
+- a process at or above it has a run pointer (core.runpointer), which its
+  environment cannot move;
+- its environment names SAFEDEL_RUN_ID or SAFEDEL_NET=1 (readable for the same uid),
+  the run with no net and no pointer place.
+
+A peer that is gone or unreadable is refused too: it cannot be told apart from one.
+"""
+
+import os
+
+from ..core import runpointer
+
+
+def in_a_run(pid):
+    """True when process pid (SO_PEERCRED's, in our pid namespace) is inside a run or
+    cannot be told apart from one; 0 (a peer outside our pid namespace) cannot be
+    looked at, and is not judged here."""
+    if pid <= 0:
+        return False
+    ours = _seccomp_filters(os.getpid())
+    try:
+        theirs = _seccomp_filters(pid)
+        environ = _read(f"/proc/{pid}/environ").split(b"\0")
+    except OSError:
+        return True
+    if ours is not None and theirs is not None and theirs > ours:
+        return True
+    if any(v[15:] and v.startswith(b"SAFEDEL_RUN_ID=") or v == b"SAFEDEL_NET=1" for v in environ):
+        return True
+    return runpointer.enclosing_of(pid) is not None
+
+
+def _seccomp_filters(pid):
+    """The number of seccomp filters on pid, or None where the kernel does not say
+    (before Linux 5.9)."""
+    for line in _read(f"/proc/{pid}/status").splitlines():
+        if line.startswith(b"Seccomp_filters:"):
+            return int(line.split()[1])
+    return None
+
+
+def _read(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)

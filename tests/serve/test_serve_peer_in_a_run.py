@@ -1,0 +1,61 @@
+"""A `safedel serve` started before a run refuses a client from inside that run: else a
+command could open a session of its own (any threshold, any workspace) and delete past
+its run's guard. The connection is closed, as for a served run's own command."""
+
+import sys
+
+import pytest
+from conftest import IN_CI
+from servekit import Raw, Served
+
+from safedel.net import kernel_supports
+
+# The command's try: open a session as a harness would. Prints what came back.
+OPEN_SESSION = """
+import json, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.settimeout(20)
+sock.connect(sys.argv[1])
+message = {"messageId": "o", "sessionId": "X", "command": "OpenSession",
+           "data": {"workspaceRoots": ["/"], "threshold": 99999}}
+try:
+    sock.sendall(json.dumps(message).encode() + b"\\n")
+    print("reply:", sock.recv(65536) or b"closed")
+except OSError as exc:
+    print("reply: closed", exc)
+"""
+
+
+def _require_net():
+    ok, why = kernel_supports()
+    if not ok:
+        if IN_CI:
+            pytest.fail(f"the net is required under CI=true: {why}")
+        pytest.skip(why)
+
+
+@pytest.mark.parametrize(
+    "net, scrub",
+    [
+        ("on", True),  # the net's seccomp filter, whatever the environment says
+        ("off", True),  # the run's pointer above it, with its environment emptied
+        ("off", False),  # its pointer, and SAFEDEL_RUN_ID in its environment
+    ],
+)
+def test_a_client_inside_a_run_cannot_open_a_session(sandbox, net, scrub):
+    if net == "on":
+        _require_net()
+    served = Served(sandbox)
+    try:
+        (sandbox.root / "open.py").write_text(OPEN_SESSION)
+        command = [sys.executable, "-I", str(sandbox.root / "open.py"), served.path]
+        if scrub:
+            command = ["/usr/bin/env", "-i", *command]
+        done = sandbox.run(*command, run_options=["--net", net])
+        assert done.stdout.startswith(b"reply: closed"), (done.stdout, done.stderr)
+        # A client outside every run still opens its session.
+        raw = Raw(served.path)
+        assert raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]}) is not None
+        raw.close()
+    finally:
+        assert served.stop() == 0
