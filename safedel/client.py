@@ -91,10 +91,21 @@ class Connection:
         self._early: dict[str, list] = {}  # events that came before their Run existed
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
+        self._closed = False  # the server closed the connection (or it broke)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
+        try:
+            self._read_lines()
+        except (OSError, ValueError):
+            pass  # a reset connection ends like a closed one
+        with self._lock:
+            self._closed = True
+            for waiter in self._waiting.values():
+                waiter.put(None)
+
+    def _read_lines(self) -> None:
         for line in self.sock.makefile("rb"):
             message = json.loads(line)
             if "success" in message:
@@ -110,20 +121,22 @@ class Connection:
                     self._early.setdefault(process_id, []).append(message)
             if run is not None:
                 run._take(message)
-        with self._lock:
-            for waiter in self._waiting.values():
-                waiter.put(None)
 
     def request(self, command: str, data: dict | None = None, timeout: float = 30) -> Any:
         message_id = f"c{next(self._ids)}"
         waiter: queue.Queue = queue.Queue()
         with self._lock:
+            if self._closed:
+                raise ServeError("the server closed the connection")
             self._waiting[message_id] = waiter
         message = {"messageId": message_id, "sessionId": self.session_id, "command": command}
         message["data"] = data or {}
         line = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
-        with self._send_lock:
-            self.sock.sendall(line)
+        try:
+            with self._send_lock:
+                self.sock.sendall(line)
+        except OSError as exc:
+            raise ServeError(f"the server closed the connection ({exc.strerror})") from None
         reply = waiter.get(timeout=timeout)
         if reply is None:
             raise ServeError("the server closed the connection")

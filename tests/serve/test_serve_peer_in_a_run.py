@@ -59,3 +59,29 @@ def test_a_client_inside_a_run_cannot_open_a_session(sandbox, net, scrub):
         raw.close()
     finally:
         assert served.stop() == 0
+
+
+# The same try through safedel.client: it must say the server closed the connection
+# (waiting out its timeout instead ends in queue.Empty, not ServeError).
+CLIENT = """
+import sys
+from safedel import client
+try:
+    with client.connect(sys.argv[1], "X") as conn:
+        conn.open_session(workspace_roots=["/"], threshold=99999)
+    print("opened")
+except client.ServeError as exc:
+    print("refused:", exc)
+"""
+
+
+def test_the_python_client_says_the_server_closed_the_connection(sandbox):
+    served = Served(sandbox)
+    try:
+        (sandbox.root / "client.py").write_text(CLIENT)
+        command = [sys.executable, str(sandbox.root / "client.py"), served.path]
+        done = sandbox.run(*command, run_options=["--net", "off"])
+        out = done.stdout.decode()
+        assert out.startswith("refused: the server closed the connection"), (out, done.stderr)
+    finally:
+        assert served.stop() == 0
