@@ -52,7 +52,7 @@ def select(selection, report_path, warn=None, now=None):
         found = [item for item in found if catalog.under(item, selection.prefix)]
     if selection.older_than is not None:
         cutoff = (time.time() if now is None else now) - selection.older_than
-        found = [item for item in found if item.order[0] < cutoff]
+        found = [item for item in found if trashed_at(item) < cutoff]
     if selection.turn or selection.session or selection.regenerable:
         wanted = {}
         fields = {"turn": selection.turn, "session": selection.session}
@@ -98,12 +98,27 @@ def oldest_over(items, size_of, max_bytes):
     """The oldest items to remove so that what is left fits in max_bytes."""
     total = sum(size_of.get(item.file_path, 0) for item in items)
     chosen = []
-    for item in sorted(items, key=lambda i: i.order):
+    for item in sorted(items, key=lambda i: (trashed_at(i), i.order)):
         if total <= max_bytes:
             break
         chosen.append(item)
         total -= size_of.get(item.file_path, 0)
     return chosen
+
+
+def trashed_at(item):
+    """When item went into the trash, as far as anyone can show: the later of its
+    DeletionDate and the ctime of its payload. An info file is plain text any process
+    may rewrite (a DeletionDate of 2001 would make a minute-old item look old enough
+    to purge); the rename into the trash sets the payload's ctime, which nothing can
+    set back. Later changes to the payload only make an item look younger."""
+    try:
+        changed = os.lstat(item.file_path).st_ctime
+    except FileNotFoundError:
+        changed = 0  # no payload: only its info file is left to remove
+    except OSError:
+        changed = float("inf")  # cannot tell: never old enough
+    return max(item.order[0], changed)
 
 
 def mount_inside(path):

@@ -10,7 +10,7 @@ attach to it could answer CONTINUE to an unlink. It ends with the last process u
 the filter.
 
     python -I -S afterlife.py PACKAGE_PARENT MACHINE   (listener on fd 3; stdin: JSON of
-    the run's environment and the git it trusts)
+    the run's environment, the git it trusts and when the run started)
 """
 
 import json
@@ -22,7 +22,7 @@ LISTENER = 3
 PR_SET_DUMPABLE = 4
 
 
-def hand_over(listener, environ, machine, git):
+def hand_over(listener, environ, machine, git, started=None):
     """Start the afterlife for listener (this process closes its own copy after)."""
     read_end, write_end = os.pipe()
     try:
@@ -39,7 +39,7 @@ def hand_over(listener, environ, machine, git):
         os.close(read_end)
     try:
         with open(write_end, "w", encoding="utf-8") as pipe:
-            json.dump({"environ": dict(environ), "git": git}, pipe)
+            json.dump({"environ": dict(environ), "git": git, "started": started}, pipe)
     except OSError:
         pass  # it died at once: the listener closes with it, and calls fail ENOSYS
 
@@ -57,7 +57,10 @@ def main():  # pragma: no cover (a process of its own; tests/net drive it)
 
     git = given["git"]
     git = (git[0], tuple(git[1])) if git else None
-    supervisor.Supervisor(LISTENER, given["environ"], machine, git=git, after_run=True).serve()
+    started = given.get("started")  # the run's start: see ignored
+    supervisor.Supervisor(
+        LISTENER, given["environ"], machine, git=git, after_run=True, started=started
+    ).serve()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,10 @@ Never left to the kernel:
   (a home directory kept in git with `*` in its .gitignore ignores every project);
 - when the rule that matches is a catch-all (`*`, `/*`, `**`...), or takes everything
   in a parent (`data/*`, `data/**`);
-- for a directory that is a workspace root or an ancestor of one.
+- for a directory that is a workspace root or an ancestor of one;
+- when the rule comes from an ignore file written (or renamed, or its times reset)
+  since the run started: the command itself may have just ignored the directory
+  it is about to delete (`echo out/ >> .git/info/exclude; rm -rf out`).
 """
 
 import fnmatch
@@ -27,13 +30,15 @@ BUILD_NAMES = (
     ".next", ".nuxt", ".parcel-cache", ".turbo", "coverage", "htmlcov", ".eggs",
     "*.egg-info", "cmake-build-*", "CMakeFiles", "obj",
 )  # fmt: skip
+_TICK_NS = 20 * 10**6  # how far the kernel's file clock may lag time.time_ns()
+_COARSE_NS = 2 * 10**9  # a file system with 2 s stamps (FAT)
 _CATCH_ALL = {"*", "/*", "**", "/**", "*/", "/*/", "**/", "**/*", "/**/*", "*/**"}
 
 
-def in_build_tree(top, parent, anchors, git):
+def in_build_tree(top, parent, anchors, git, started):
     """True when parent (strictly inside work tree top) lies in an ignored build tree.
     anchors: real paths of the workspace roots and the start directory; git: the path
-    of the git to ask."""
+    of the git to ask; started: when the run started (time.time_ns())."""
     relative = os.path.relpath(parent, top).split(os.sep)
     candidates = ["/".join(relative[: i + 1]) for i in range(len(relative))]
     inside = [a for a in anchors if a != top and a.startswith(top + os.sep)]
@@ -45,13 +50,15 @@ def in_build_tree(top, parent, anchors, git):
     # it: that one decides. data/target under an ignored data/ is user data, named
     # like build output by chance; git reports data/'s rule for it.
     outermost = next((c for c in candidates if c in ignored), None)
-    if outermost is None or _catch_all(ignored[outermost]):
+    if outermost is None or _catch_all(ignored[outermost][1]):
+        return False
+    if not _older(os.path.join(top, ignored[outermost][0]), started):
         return False
     full = os.path.join(top, outermost)
     if any(a == full or a.startswith(full + os.sep) for a in anchors):
         return False  # a workspace root, or above one: never a build tree
     name = os.path.basename(outermost)
-    return _build_name(name) and _names(ignored[outermost], name)
+    return _build_name(name) and _names(ignored[outermost][1], name)
 
 
 def _names(pattern, name):
@@ -70,8 +77,30 @@ def _catch_all(pattern):
     return pattern in _CATCH_ALL
 
 
+def _older(source, started):
+    """Whether the ignore file source was last written before the run started. Its
+    ctime too: a command can set an mtime back (touch -d), never a ctime, and a rename
+    into place sets it. Both the link and what it points to, when source is a link.
+    Erring toward "written since" only leaves a build tree to be judged."""
+    try:
+        stats = (os.lstat(source), os.stat(source))
+    except (OSError, ValueError):
+        return False
+    return all(
+        _stamp(st.st_mtime_ns) < started and _stamp(st.st_ctime_ns) < started for st in stats
+    )
+
+
+def _stamp(ns):
+    """The latest time a file stamped ns may have been written: the kernel stamps
+    with a clock a tick behind; a file system that keeps whole seconds (or two) cuts
+    the rest off."""
+    return ns + (_COARSE_NS if ns % 10**9 == 0 else _TICK_NS)
+
+
 def _check_ignore(git, top, relatives):
-    """{relative path: the pattern that ignores it}, or None when git gives no verdict."""
+    """{relative path: (the file holding the rule that ignores it, relative to top or
+    absolute, and the rule's pattern)}, or None when git gives no verdict."""
     import subprocess  # only once a git work tree is met
 
     if git is None or any("\0" in r for r in relatives):
@@ -92,7 +121,7 @@ def _check_ignore(git, top, relatives):
     fields = os.fsdecode(done.stdout).split("\0")
     found = {}
     for index in range(0, len(fields) - 3, 4):
-        _source, _line, pattern, path = fields[index : index + 4]
+        source, _line, pattern, path = fields[index : index + 4]
         if pattern and not pattern.startswith("!"):
-            found[path.rstrip("/")] = pattern
+            found[path.rstrip("/")] = (source, pattern)
     return found

@@ -26,7 +26,7 @@ _TRASH_CACHES = (b"directorysizes", b"safedel-catalog")
 
 
 class Places:
-    def __init__(self, settings, environ, git=None):
+    def __init__(self, settings, environ, git=None, started=None):
         # The home trash the run fixed, else the one its environment names.
         home = settings.home_trash or trashdirs.home_trash(environ)
         trashes = [os.fsdecode(home)]
@@ -48,6 +48,9 @@ class Places:
         self._anchors = [os.path.realpath(a) for a in (*roots, os.getcwd())]
         self._roots = tuple(os.path.realpath(r) for r in roots)
         self._ignored = {}  # real parent directory -> does git call it a build tree?
+        # When the run started (time.time_ns()): an ignore rule written since then may
+        # be the command's own, not the user's (see ignored). Unknown (0): none is trusted.
+        self._started = started or 0
         self._build_mounts = mounts.Boundaries(lambda parent: [self._top(parent)])
         self._repos = {}  # directory -> its work tree top, or None
         self._git = gitcaller.Trust(git)  # inert.locate() at the run's start
@@ -165,7 +168,8 @@ class Places:
         top = self._top(parent)
         if top is None or parent == top:
             return False
-        return ignored.in_build_tree(top, parent, self._anchors, self._git.program())
+        program = self._git.program()
+        return ignored.in_build_tree(top, parent, self._anchors, program, self._started)
 
     def _top(self, directory):
         """The work tree containing directory (a `.git` entry above it), or None."""

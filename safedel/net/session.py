@@ -1,6 +1,7 @@
 """The runner's one entry point: start a command under the net, or say why not."""
 
 import os
+import time
 
 from ..core.git import inert
 from ..core.settings import warn_once
@@ -29,6 +30,8 @@ class Net:
         fork = self.fork or spawn.spawn
         # git is found before the command exists: one it puts on PATH is not git.
         git = inert.locate(env)
+        # Before the command exists, too: ignore rules written later are not trusted.
+        started = time.time_ns()
         child = fork(self._installer, program, argv, env, setsigdef, file_actions, setsid)
         if child.listener is None:
             if not nested:
@@ -38,7 +41,7 @@ class Net:
                 )
             return child.pid
         self._supervisor = supervisor.Supervisor(
-            child.listener, env, self.machine, _stderr_of(file_actions), git
+            child.listener, env, self.machine, _stderr_of(file_actions), git, started=started
         )
         self._supervisor.start()
         return child.pid

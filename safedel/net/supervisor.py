@@ -21,7 +21,9 @@ RUNTIME = "net"
 
 
 class Supervisor:
-    def __init__(self, listener, environ, machine, marker_fd=None, git=None, after_run=False):
+    def __init__(
+        self, listener, environ, machine, marker_fd=None, git=None, after_run=False, started=None
+    ):
         self._listener = listener
         self._machine = machine
         # After the run (net/afterlife.py): renames judged, every deletion ENOSYS.
@@ -35,6 +37,8 @@ class Supervisor:
         # run -- true` must not pay for the settings, the places and ctypes' libc.
         self._settings = self._places = self._memory = None
         self._git = git  # inert.locate() before the command started
+        # When the command started (time.time_ns()): see ignored.
+        self._started = started
         self._plain_heads = frozenset()
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
         self._finished = _thread.allocate_lock()
@@ -76,7 +80,9 @@ class Supervisor:
         if _tree_lives_on(self._listener):
             from . import afterlife
 
-            afterlife.hand_over(self._listener, self._environ, self._machine, self._git)
+            afterlife.hand_over(
+                self._listener, self._environ, self._machine, self._git, self._started
+            )
         for fd in (self._wake_r, self._wake_w, self._listener, self._marker_fd):
             if fd is not None:
                 os.close(fd)
@@ -108,7 +114,9 @@ class Supervisor:
         self._settings = settings.load(self._environ)
         from . import places
 
-        self._places = places.Places(self._settings, self._environ, self._git)
+        self._places = places.Places(
+            self._settings, self._environ, self._git, started=self._started
+        )
         self._plain_heads = frozenset((b".", *self._places.exempt_heads()))
         self._memory = notify.Memory()
 

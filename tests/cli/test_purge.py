@@ -36,7 +36,8 @@ def fill(sandbox, name, turn, session="purge-s"):
 
 
 def backdate(sandbox, name, days):
-    """Make the item trashed as name look `days` old (its DeletionDate=)."""
+    """Rewrite the DeletionDate= of the item trashed as name to `days` ago (negative:
+    ahead). Its age is the later of that and its payload's ctime, which stays."""
     info = sandbox.trash / "info" / f"{name}.trashinfo"
     text = info.read_text()
     old = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - days * 86400))
@@ -44,6 +45,17 @@ def backdate(sandbox, name, days):
         f"DeletionDate={old}" if x.startswith("DeletionDate=") else x for x in text.split("\n")
     ]
     info.write_text("\n".join(lines))
+
+
+def aged(sandbox, name, seconds):
+    """Wait until the item trashed as name is really `seconds` old: its payload's
+    ctime, set by the rename into the trash, is the one date no process can set back."""
+    payload = sandbox.trash / "files" / name
+    for _ in range(300):
+        if time.time() - os.lstat(payload).st_ctime > seconds:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{name} never got {seconds}s old")
 
 
 def listed(sandbox):
@@ -70,17 +82,17 @@ def trash_list(sandbox):
 def mixed(sandbox):
     """Items from safedel (two turns), trash-put and gio, some made to look old."""
     fill(sandbox, "a-old", "t1")
-    fill(sandbox, "b-new", "t2")
     (sandbox.work / "c-trashput").write_text("c")
     subprocess.run(
         [require("trash-put"), "c-trashput"], cwd=sandbox.work, env=sandbox.base_env(), check=True
     )
+    fill(sandbox, "b-new", "t2")
     (sandbox.work / "d-gio").write_text("d")
     subprocess.run(
         [require("gio"), "trash", "d-gio"], cwd=sandbox.work, env=sandbox.base_env(), check=True
     )
-    backdate(sandbox, "a-old", 40)
-    backdate(sandbox, "c-trashput", 40)
+    aged(sandbox, "a-old", 2)  # really old, by a second or two
+    aged(sandbox, "c-trashput", 2)
     assert listed(sandbox) == ["a-old", "b-new", "c-trashput", "d-gio"]
     return sandbox
 
@@ -88,7 +100,7 @@ def mixed(sandbox):
 @pytest.mark.parametrize(
     "args,left",
     [
-        (["--older-than", "30d"], ["b-new", "d-gio"]),
+        (["--older-than", "1s"], ["b-new", "d-gio"]),
         (["--turn", "t2"], ["a-old", "c-trashput", "d-gio"]),
         (["--session", "purge-s"], ["c-trashput", "d-gio"]),
         (["--all"], []),
@@ -98,6 +110,9 @@ def mixed(sandbox):
 def test_each_selector_purges_exactly_its_items(mixed, args, left):
     sandbox = mixed
     args = [a.replace("PREFIX", str(sandbox.work)) for a in args]
+    if args[0] == "--older-than":  # the new ones dated ahead: younger however slow
+        backdate(sandbox, "b-new", -1)  # the purge is to start
+        backdate(sandbox, "d-gio", -1)
     dry = safedel(sandbox, "purge", *args, "--dry-run")
     assert dry.returncode == 0 and b"would delete" in dry.stdout
     assert listed(sandbox) == ["a-old", "b-new", "c-trashput", "d-gio"]
@@ -254,12 +269,13 @@ def test_orphans_after_killed_trash_loops_are_repaired(sandbox):
 def test_retention_runs_detached_after_the_command(sandbox):
     fill(sandbox, "stale", "t-old")
     fill(sandbox, "fresh", "t-new")
-    backdate(sandbox, "stale", 45)
+    aged(sandbox, "stale", 2)
+    backdate(sandbox, "fresh", -1)
     # Configured only now: a pass started by the fills above could still be running
     # when stale2 is trashed below, and take it.
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
-    config.write_text('retention = "30d"\n')
+    config.write_text('retention = "1s"\n')
     stamp = sandbox.state / "retention.stamp"
     if stamp.exists():
         stamp.unlink()
@@ -274,10 +290,33 @@ def test_retention_runs_detached_after_the_command(sandbox):
     assert listed(sandbox) == ["fresh"]
     # Once a day: a second run right away starts no pass.
     fill(sandbox, "stale2", "t-old2")
-    backdate(sandbox, "stale2", 45)
+    aged(sandbox, "stale2", 2)
     subprocess.run(argv, cwd=sandbox.work, env=sandbox.base_env(), capture_output=True)
     time.sleep(1)
     assert listed(sandbox) == ["fresh", "stale2"]
+
+
+def test_a_backdated_info_file_does_not_make_an_item_old(sandbox):
+    """A command trashes src and rewrites its DeletionDate= to 2001: the retention pass
+    after the run keeps it, as does purge --older-than; once really old it goes."""
+    config = sandbox.home / ".config" / "safedel" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('retention = "3s"\n')
+    (sandbox.work / "src").mkdir()
+    (sandbox.work / "src" / "f.c").write_text("precious")
+    info = sandbox.trash / "info" / "src.trashinfo"
+    script = f"rm -rf src && sed -i 's/^DeletionDate=.*/DeletionDate=2001-01-01T00:00:00/' {info}"
+    done = safedel(sandbox, "run", "--", "sh", "-c", script)
+    assert done.returncode == 0, done.stderr
+    assert "DeletionDate=2001-01-01T00:00:00" in info.read_text()
+    assert safedel(sandbox, "purge", "--retention-pass").returncode == 0
+    done = safedel(sandbox, "purge", "--older-than", "3s", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert (sandbox.trash / "files" / "src" / "f.c").read_text() == "precious"
+    assert listed(sandbox) == ["src"]
+    aged(sandbox, "src", 3)
+    assert safedel(sandbox, "purge", "--retention-pass").returncode == 0
+    assert listed(sandbox) == []
 
 
 def test_a_name_reused_in_the_trash_is_not_taken_for_the_earlier_turns(sandbox):

@@ -48,6 +48,36 @@ def test_a_build_name_inside_an_ignored_data_dir_is_trashed(sandbox):
     assert _trashed_paths(sandbox) == sorted(str(work / name) for name in files[:3])
 
 
+def test_an_ignore_rule_written_during_the_run_leaves_the_directory_judged(sandbox):
+    """The command ignores out/ and dist/ itself (one rule in .git/info/exclude, one in
+    a .gitignore whose mtime it then sets back), then deletes them: both are judged.
+    sub/build/, ignored by a rule written before the run, is still left to the kernel."""
+    require_net()
+    work = sandbox.work
+    _repo(sandbox)
+    (work / "sub").mkdir()
+    (work / "sub" / ".gitignore").write_text("build/\n")
+    (work / ".gitignore").write_text("*.log\n")
+    mine = ["out/f1.c", "out/f2.c", "dist/notes.md"]
+    built = ["sub/build/a.o", "sub/build/b.o"]
+    for name in mine + built:
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(name)
+    script = (
+        "echo out/ >> .git/info/exclude && echo dist/ >> .gitignore && "
+        "touch -d 2001-01-01 .gitignore && /bin/rm -rf out dist sub/build"
+    )
+    done = _dash(sandbox, script)
+    assert done.returncode == 0, done.stderr
+    assert not any((work / name).exists() for name in mine + built + ["out", "dist"])
+    moved = {e["path"]: e["trashPath"] for e in sandbox.report() if e["operation"] == "trash"}
+    for name in mine:  # each file in the trash, whole
+        with open(moved[str(work / name)]) as handle:
+            assert handle.read() == name
+    # Its files left to the kernel (the emptied directory itself, as any, is judged).
+    assert not [p for p in moved if p.startswith(str(work / "sub" / "build") + os.sep)]
+
+
 def test_the_supervisors_git_runs_no_hook_of_the_command(sandbox):
     """The command points core.fsmonitor at a script; git under the command may run it
     (inside the net), the supervisor's check-ignore and cat-file never do."""
