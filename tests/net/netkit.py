@@ -1,9 +1,11 @@
 """Shared pieces of the net's tests: a tree to delete, and running with and without."""
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 from conftest import IN_CI, require
@@ -117,3 +119,19 @@ def as_nobody(scratch, name, script, netted):
         [*argv, "/bin/dash", "-c", script], cwd=work, env=env, capture_output=True, timeout=120
     )
     return done.returncode, done.stderr
+
+
+@contextlib.contextmanager
+def nobody_scratch(prefix):
+    """A scratch directory that uid 65534 can use, removed after. Root only: acting as
+    another uid needs it (CI runs as root); elsewhere the test skips."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as uid 65534")
+    require("setpriv")
+    root = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(root, 0o755)
+    try:
+        yield root
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwx", root], check=False)
+        shutil.rmtree(root, ignore_errors=True)

@@ -8,14 +8,10 @@ their own mode, the unreadable one left in place with GNU's message.
 """
 
 import os
-import shutil
 import stat
-import subprocess
-import tempfile
 
 import pytest
-from conftest import require
-from netkit import NOBODY, as_nobody, nobody_package, require_net
+from netkit import NOBODY, as_nobody, nobody_package, nobody_scratch, require_net
 
 # Each script builds its own tree, so the run without safedel and the one with it start
 # from the same thing; /bin/rm under dash reaches only the net.
@@ -28,14 +24,8 @@ UNREADABLE = "mkdir -p b/c && chmod u-r b && /bin/rm -rf b"
 
 @pytest.fixture
 def scratch():
-    if os.geteuid() != 0:
-        pytest.skip("needs root to act as uid 65534")
-    require("setpriv")
-    root = tempfile.mkdtemp(prefix="safedel-net-modes-")
-    os.chmod(root, 0o755)
-    yield root
-    subprocess.run(["chmod", "-R", "u+rwx", root], check=False)
-    shutil.rmtree(root, ignore_errors=True)
+    with nobody_scratch("safedel-net-modes-") as root:
+        yield root
 
 
 def _trashed_modes(scratch):

@@ -7,12 +7,9 @@ as uid 65534 here.
 """
 
 import os
-import shutil
-import tempfile
 
 import pytest
-from conftest import require
-from netkit import as_nobody, nobody_package, require_net
+from netkit import as_nobody, nobody_package, nobody_scratch, require_net
 
 # Walks up from itself to the first ancestor without a seccomp filter (safedel run),
 # then tries each way in; prints one "name=errno" per way.
@@ -43,14 +40,9 @@ print(" ".join(f"{k}={v}" for k, v in results.items()))
 
 @pytest.fixture
 def scratch():
-    if os.geteuid() != 0:
-        pytest.skip("needs root to act as uid 65534")
-    require("setpriv")
-    root = tempfile.mkdtemp(prefix="safedel-net-ptrace-")
-    os.chmod(root, 0o755)
-    nobody_package(os.path.join(root, "package"))
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
+    with nobody_scratch("safedel-net-ptrace-") as root:
+        nobody_package(os.path.join(root, "package"))
+        yield root
 
 
 def test_a_command_cannot_attach_to_the_run_that_supervises_it(scratch):

@@ -98,6 +98,14 @@ class Raw:
                     return event["data"]
             self.read()
 
+    def output_of(self, process_id, text):
+        """Read until some ProcessOutput of process_id holds text."""
+        while not any(
+            e["command"] == "ProcessOutput" and text in e["data"]["data"]
+            for e in self.of(process_id)
+        ):
+            self.read()
+
     def drain(self):
         """Read everything up to the server's end of the connection."""
         try:

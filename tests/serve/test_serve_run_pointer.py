@@ -217,11 +217,7 @@ def test_an_orphan_of_a_served_run_is_still_under_its_guard(sandbox, deleter):
         command = f"( mid=$BASHPID; ( {waits}; {inner}; echo ORPHAN-DONE $? ) & ); sleep 60"
         data = {"command": command, "shell": "bash", "cwd": str(sandbox.work), "turn": "T"}
         process_id = raw.ok("r", "RunExecutable", data)["processId"]
-        while not any(
-            e["command"] == "ProcessOutput" and "ORPHAN-DONE" in e["data"]["data"]
-            for e in raw.of(process_id)
-        ):
-            raw.read()
+        raw.output_of(process_id, "ORPHAN-DONE")
         raw.ok("k", "ProcessKill", {"processId": process_id})
         result = raw.exit_of(process_id)
         left = os.listdir(sandbox.work)
@@ -247,11 +243,7 @@ def test_a_process_that_leaves_for_a_session_of_its_own_stays_under_its_runs_gua
         command = f"setsid -f {inner}; sleep 60"
         data = {"command": command, "shell": "bash", "cwd": str(sandbox.work), "turn": "T"}
         process_id = raw.ok("r", "RunExecutable", data)["processId"]
-        while not any(
-            e["command"] == "ProcessOutput" and "SETSID-DONE" in e["data"]["data"]
-            for e in raw.of(process_id)
-        ):
-            raw.read()
+        raw.output_of(process_id, "SETSID-DONE")
         raw.ok("k", "ProcessKill", {"processId": process_id})
         result = raw.exit_of(process_id)
         assert len(os.listdir(sandbox.work)) == 60, result
