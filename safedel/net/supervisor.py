@@ -119,6 +119,9 @@ class Supervisor:
         )
         self._plain_heads = frozenset((b".", *self._places.exempt_heads()))
         self._memory = notify.Memory()
+        self._renames = moves.Renames(
+            self._channel, self._memory, self._places, self._plain_heads, self._fail_closed
+        )
 
     def _one(self):
         channel = self._channel
@@ -141,7 +144,7 @@ class Supervisor:
         channel, notif_id, tid = self._channel, notif[0], notif[1]
         name = self._names.get(notif[3])
         if name in moves.NAMES:
-            self._move(notif, name)
+            self._renames.answer(notif, name)
             return
         if self._after_run:
             channel.answer(notif_id, errno.ENOSYS)  # nobody judges deletions any more
@@ -204,63 +207,6 @@ class Supervisor:
             if not channel.still_valid(notif_id):
                 return  # the caller is gone; what we read may belong to another process
             channel.answer(notif_id, self._judge(found))
-        finally:
-            found.close()
-
-    def _move(self, notif, name):
-        """CONTINUE, or EXDEV for a rename that carries judged data out (net/moves.py)."""
-        channel, notif_id, tid = self._channel, notif[0], notif[1]
-        source, destination, exchange = moves.arguments(name, notif[6:])
-        try:
-            source_free = self._left_alone(tid, *source, moving=True)
-            if source_free is None or (source_free and not exchange):
-                channel.answer(notif_id, proceed=True)
-                return
-            destination_free = self._left_alone(tid, *destination, exchange, arriving=True)
-        except OSError as exc:
-            if channel.still_valid(notif_id):
-                if isinstance(exc, walk.FailClosed):
-                    self._fail_closed(exc.filename or "", exc.reason)
-                channel.answer(notif_id, exc.errno or errno.EIO)
-            return
-        if destination_free is not None and moves.carries_out(
-            source_free, destination_free, exchange
-        ):
-            channel.answer(notif_id, errno.EXDEV)
-        else:
-            channel.answer(notif_id, proceed=True)
-
-    def _left_alone(self, tid, dirfd, address, moving=False, arriving=False):
-        """Whether a deletion of what this path names would be left to the kernel; None
-        for a spelling no rename accepts ('.', '..', '/', ''): the kernel refuses it.
-        moving: the entry leaves this name (walk.FailClosed if it is state of safedel's
-        that only safedel renames), and it is not left alone when a workspace root lies
-        within it (`mv /tmp/a /tmp/b` of a project's parent). arriving: the entry takes
-        this name, and is left alone too when it would make an ignored build tree there
-        (`mv src build`)."""
-        raw = self._memory.string(tid, address)
-        try:
-            located = target.locate(tid, dirfd, raw, False)
-        except OSError:
-            return None
-        parent = None
-        if not located[3] or located[3] in self._plain_heads:  # as in _decide
-            parent = os.stat(located[0])
-            if not moving and self._places.is_exempt_root(located[3], parent, located[1]):
-                return True
-        found = target.resolve(tid, dirfd, raw, False, located)
-        try:
-            if parent is None:
-                parent = os.fstat(found.parent_fd)
-            refusal = moving and self._places.state_move_refusal(found.path, tid)
-            if refusal:
-                raise walk.FailClosed(refusal, found.path)
-            left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
-            if left and moving and self._places.holds_workspace(found.path):
-                return False
-            if not left and arriving:
-                return self._places.would_be_build_tree(found.path)
-            return bool(left) and found.acts_here(parent)
         finally:
             found.close()
 
