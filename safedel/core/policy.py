@@ -6,6 +6,7 @@ the temp dir, and `/tmp/link/../x` is not `/tmp/x`.
 """
 
 import os
+import stat
 import sys
 
 from . import resolve
@@ -54,27 +55,32 @@ def target_exempt(target, exempt_roots):
 
 
 def homes(environ):
-    """The home directories never to remove: HOME's, and the password database's for
-    this uid, so a command that points HOME elsewhere has not unprotected the real one."""
     home = environ.get("HOME") or os.path.expanduser("~")
     found = _homes.get(home)
     if found is None:
-        found = set()
-        for one in (home, _account_home()):
-            if one:
-                raw = os.fsencode(one)
-                found.update((os.path.abspath(raw), resolve.real_path(raw)))
-        found = _homes[home] = frozenset(found)
+        found = _homes[home] = _spellings(home)
     return found
 
 
-def _account_home():
-    try:
-        import pwd
+def account_homes():
+    """The password database's home for this uid, so that a command pointing HOME
+    elsewhere has not unprotected the real one. Looked up once per process, and only
+    for a directory: the lookup costs a launcher about a millisecond."""
+    found = _homes.get(None)
+    if found is None:
+        try:
+            import pwd
 
-        return pwd.getpwuid(os.getuid()).pw_dir
-    except (ImportError, KeyError, OSError):
-        return None  # no password database here, or no entry for this uid
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except (ImportError, KeyError, OSError):
+            home = None  # no password database here, or no entry for this uid
+        found = _homes[None] = _spellings(home) if home else frozenset()
+    return found
+
+
+def _spellings(home):
+    raw = os.fsencode(home)
+    return frozenset({os.path.abspath(raw), resolve.real_path(raw)})
 
 
 def _judged_environ():
@@ -96,11 +102,17 @@ def target_protected(target, environ=None):
     path = target.path
     if path == b"/":
         return "refusing to remove '/'"
-    if path in homes(environ):
+    if path in homes(environ) or (_a_directory(target) and path in account_homes()):
         return f"refusing to remove your home directory {printable(path)}"
     if path in SYSTEM_DIRS:
         return f"refusing to remove the system directory {printable(path)}"
     return None
+
+
+def _a_directory(target):
+    """What would go is a directory: the entry is one, or it is `link/`."""
+    st = target.st
+    return st is not None and (target.via_link or stat.S_ISDIR(st.st_mode))
 
 
 def is_exempt(path, exempt_roots):

@@ -51,29 +51,41 @@ function isExempt(real, roots) {
 
 const homeReal = new Map();
 
-// HOME's home and the password database's for this uid: a command that points HOME
-// elsewhere has not unprotected the real one.
 function homesOf(env) {
   const home = env.HOME || os.homedir();
   let found = homeReal.get(home);
   if (found === undefined) {
-    found = [];
-    for (const one of [home, accountHome()]) {
-      if (!one) continue;
-      const real = realOrNull(Buffer.from(one)) || Buffer.from(pathPosix.resolve(one));
-      found.push(Buffer.from(pathPosix.resolve(one)).toString('latin1'), real.toString('latin1'));
-    }
+    found = home ? spellings(home) : [];
     homeReal.set(home, found);
   }
   return found;
 }
 
-function accountHome() {
-  try {
-    return os.userInfo().homedir;
-  } catch {
-    return null; // no entry for this uid
+// The password database's home for this uid, so that a command pointing HOME elsewhere
+// has not unprotected the real one: looked up once, and only for a directory.
+let accountHomes = null;
+
+function accountHomesOf() {
+  if (accountHomes === null) {
+    let home = null;
+    try {
+      home = os.userInfo().homedir;
+    } catch {
+      home = null; // no entry for this uid
+    }
+    accountHomes = home ? spellings(home) : [];
   }
+  return accountHomes;
+}
+
+function spellings(home) {
+  const real = realOrNull(Buffer.from(home)) || Buffer.from(pathPosix.resolve(home));
+  return [Buffer.from(pathPosix.resolve(home)), real].map((b) => b.toString('latin1'));
+}
+
+// What would go is a directory: the entry is one, or it is `link/`.
+function isDirectoryTarget(target) {
+  return Boolean(target.st) && (target.viaLink || target.st.isDirectory());
 }
 
 // Why target (from resolve.cjs) must never be deleted or trashed, or null. A symlink is
@@ -82,7 +94,10 @@ function protectedReason(target, env) {
   const path = target.path.toString('latin1');
   const shown = target.path.toString('utf8');
   if (path === '/') return "refusing to remove '/'";
-  if (homesOf(env).includes(path)) return `refusing to remove your home directory ${shown}`;
+  const home = homesOf(env).includes(path);
+  if (home || (isDirectoryTarget(target) && accountHomesOf().includes(path))) {
+    return `refusing to remove your home directory ${shown}`;
+  }
   if (SYSTEM_DIRS.has(path)) return `refusing to remove the system directory ${shown}`;
   return null;
 }
