@@ -52,6 +52,12 @@ def _stat(pid):
         return None
 
 
+def parent_of(pid):
+    """The parent pid of pid from /proc/<pid>/stat, or None when it cannot be read."""
+    found = _stat(pid)
+    return None if found is None else found[0]
+
+
 def pid_key(pid):
     found = _stat(pid)
     return None if found is None else f"{pid}-{found[1]}"

@@ -1,6 +1,8 @@
-"""Whether a client of `safedel serve` is a command inside some `safedel run`.
+"""Whether a client of `safedel serve` is a command inside a run, its own or another's.
 
-A server started before a run (a resident executor of the same user) is not an
+A served run's command (runs are the server's children, and as a subreaper it is the
+parent of their orphans too) must not answer its own guard question. And a server
+started before a run (a resident executor of the same user) is not an
 ancestor of the run's commands, so the check of our own tree lets them in: such a
 command could open a session of its own, with the threshold and workspace it likes,
 and delete past its run's guard without a question. So a peer is refused when any of
@@ -19,6 +21,31 @@ A peer that is gone or unreadable is refused too: it cannot be told apart from o
 import os
 
 from ..core import runpointer
+from ..core.runrecord import read_closing
+
+MAX_DEPTH = 4096  # the depth of a process tree is bounded; a loop is not
+
+
+def refused(pid):
+    """True when the peer (SO_PEERCRED's pid, in our pid namespace) is this server, one
+    of its descendants, or inside any run, or cannot be told apart from one of those."""
+    return descends_from_us(pid) or in_a_run(pid)
+
+
+def descends_from_us(pid):
+    """True when pid is this process or a descendant of it, or cannot be told apart
+    from one. 0 means a peer outside our pid namespace (a harness on the host of our
+    container), which no run of ours can be."""
+    ours = os.getpid()
+    for _ in range(MAX_DEPTH):
+        if pid == ours:
+            return True
+        if pid <= 1:
+            return False
+        pid = runpointer.parent_of(pid)
+        if pid is None:
+            return True  # gone or unreadable: it may have been one of ours
+    return True
 
 
 def in_a_run(pid):
@@ -50,13 +77,4 @@ def _seccomp_filters(pid):
 
 
 def _read(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        chunks = []
-        while True:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
+    return read_closing(os.open(path, os.O_RDONLY), limit=1 << 20)

@@ -147,11 +147,10 @@ def serve_socket(path, allow_unprotected=False):
             if transport.peer_uid(sock) != os.getuid():
                 sock.close()  # only the socket's owner may drive it
                 continue
-            if transport.peer_in_our_tree(sock):
-                sock.close()  # a run's command must not answer its own guard question
-                continue
-            if peers.in_a_run(transport.peer_pid(sock)):
-                sock.close()  # nor any run's command open a session past its run's guard
+            if peers.refused(transport.peer_pid(sock)):
+                # A run's command must not answer its own guard question, nor open a
+                # session of its own past its run's guard.
+                sock.close()
                 continue
             fd = sock.detach()
             conn = transport.Connection(fd, fd, f"fd{fd}", closer=_closer(fd))

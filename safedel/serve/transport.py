@@ -79,28 +79,6 @@ def peer_pid(sock):
     return struct.unpack("3i", creds)[0]
 
 
-def peer_in_our_tree(sock):
-    """True when the peer is this process or one of its descendants, or cannot be told
-    apart from one: a served run's command (runs are our children, and as a subreaper
-    we are the parent of their orphans too) asking to answer its own guard question.
-    SO_PEERCRED's pid is already in our pid namespace; 0 means a peer outside it (a
-    harness on the host of our container), which no run of ours can be."""
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    pid, ours = struct.unpack("3i", creds)[0], os.getpid()
-    for _ in range(4096):  # the depth of a process tree is bounded; a loop is not
-        if pid == ours:
-            return True
-        if pid <= 1:
-            return False
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as handle:
-                data = handle.read()
-            pid = int(data[data.rindex(b")") + 2 :].split()[1])  # the name may hold ')'
-        except (OSError, ValueError, IndexError):
-            return True  # gone or unreadable: it may have been one of ours
-    return True
-
-
 class Connection:
     """One client: lines read from rfd, messages written to wfd under a lock."""
 
