@@ -10,20 +10,9 @@ the data ends up in the trash or stays in place with an error and a marker.
 import subprocess
 
 import pytest
-from conftest import IN_CI, last_markers, require
+from conftest import last_markers, require
+from mountns import require_root_mounts
 from netkit import require_net
-
-
-def _require_mount_namespaces():
-    unshare = require("unshare")
-    require("mount")
-    done = subprocess.run([unshare, "-m", "true"], capture_output=True, text=True)
-    if done.returncode != 0:
-        message = f"unshare -m does not work here: {done.stderr.strip()}"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
-    return unshare
 
 
 def _project(sandbox):
@@ -74,7 +63,7 @@ def _assert_nothing_destroyed(sandbox, proj, done):
 @pytest.mark.parametrize("where", ["under", "over"])
 def test_rm_r_of_a_project_bind_mounted_at_the_temp_dir_destroys_nothing(sandbox, where):
     require_net()
-    unshare = _require_mount_namespaces()
+    unshare = require_root_mounts()
     proj = _project(sandbox)
     temp_file = _genuine_temp_file(sandbox)
     tmp = sandbox.tmpdir
@@ -98,7 +87,7 @@ def test_rm_r_of_a_project_bind_mounted_at_the_temp_dir_destroys_nothing(sandbox
 
 def test_find_delete_of_a_bind_mounted_project_destroys_nothing(sandbox):
     require_net()
-    unshare = _require_mount_namespaces()
+    unshare = require_root_mounts()
     find = require("/usr/bin/find")
     proj = _project(sandbox)
     point = sandbox.tmpdir / "bw"
@@ -109,7 +98,7 @@ def test_find_delete_of_a_bind_mounted_project_destroys_nothing(sandbox):
 
 def test_python_without_its_shim_removing_through_a_bind_mount_destroys_nothing(sandbox):
     require_net()
-    unshare = _require_mount_namespaces()
+    unshare = require_root_mounts()
     proj = _project(sandbox)
     point = sandbox.tmpdir / "bw"
     code = (
@@ -131,7 +120,7 @@ def test_python_without_its_shim_removing_through_a_bind_mount_destroys_nothing(
 
 def test_temp_files_of_a_namespace_that_keeps_the_temp_dir_are_left_to_the_kernel(sandbox):
     require_net()
-    unshare = _require_mount_namespaces()
+    unshare = require_root_mounts()
     temp_file = _genuine_temp_file(sandbox)
     straight = sandbox.tmpdir / "a.o"
     straight.write_text("obj")
@@ -143,7 +132,7 @@ def test_temp_files_of_a_namespace_that_keeps_the_temp_dir_are_left_to_the_kerne
 
 def test_a_project_bind_mounted_in_an_ignored_build_tree_is_still_judged(sandbox):
     require_net()
-    unshare = _require_mount_namespaces()
+    unshare = require_root_mounts()
     git = require("git")
     proj = _project(sandbox)
     repo = sandbox.work / "repo"
