@@ -35,6 +35,12 @@ class Exempt:
         )
         self._boundaries = mounts.Boundaries(self._above, real)
 
+    def heads(self):
+        """The roots' real paths (bytes), as a caller may spell a parent: with and
+        without the slash a TMPDIR ending in '/' leaves (`/tmp//cc1.o`)."""
+        heads = [os.fsencode(p.rstrip(os.sep) or os.sep) for p in self.prefixes]
+        return heads + [h.rstrip(b"/") + b"/" for h in heads]
+
     def is_root(self, head, st, name):
         """Whether the parent of a call is an exempt root itself, and its entry name is
         not a workspace root: the commonest call (a compiler's /tmp/ccXXXX.o) is decided
@@ -69,6 +75,17 @@ class Exempt:
         inside = parent + os.sep
         above = [r for r, p in zip(self._real, self.prefixes) if inside.startswith(p)]
         return sorted(above, key=len, reverse=True)
+
+
+def workspace_roots(settings):
+    """The run's own workspace roots (its settings), never what the command's
+    environment says."""
+    return workspace.root_paths(handed=settings.workspace_roots or "")
+
+
+def of_run(settings):
+    """The Exempt rule of a run, from its settings."""
+    return Exempt(settings.exempt, workspace_roots(settings))
 
 
 def _identities(roots):

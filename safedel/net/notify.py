@@ -35,13 +35,14 @@ class Channel:
     deleting call of the tree comes through here, so the round trip allocates as
     little as it can (each allocation and attribute lookup is paid per call)."""
 
-    __slots__ = ("listener", "_zeros", "_recv", "_resp", "_id")
+    __slots__ = ("listener", "_zeros", "_recv", "_resp", "_continue", "_id")
 
     def __init__(self, listener):
         self.listener = listener
         self._zeros = bytes(_NOTIF.size)  # the kernel insists on a zeroed buffer
         self._recv = bytearray(_NOTIF.size)
         self._resp = bytearray(_RESP.size)
+        self._continue = bytearray(_RESP.pack(0, 0, 0, FLAG_CONTINUE))  # only the id changes
         self._id = bytearray(_ID.size)
 
     def receive(self):
@@ -62,6 +63,15 @@ class Channel:
         _RESP.pack_into(self._resp, 0, notif_id, 0, -error if error else 0, proceed)
         try:
             fcntl.ioctl(self.listener, NOTIF_SEND, self._resp, True)
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                raise
+
+    def proceed(self, notif_id):
+        """answer(notif_id, proceed=True), with the response made once."""
+        _ID.pack_into(self._continue, 0, notif_id)
+        try:
+            fcntl.ioctl(self.listener, NOTIF_SEND, self._continue, True)
         except OSError as exc:
             if exc.errno != errno.ENOENT:
                 raise

@@ -19,14 +19,15 @@
 
 import os
 
-from ..core import trashdirs, workspace
+from ..core import trashdirs
 from . import exempt, gitblobs, gitcaller, ignored, mounts, statefiles, target, walk
 
 _TRASH_CACHES = (b"directorysizes", b"safedel-catalog")
 
 
 class Places:
-    def __init__(self, settings, environ, git=None, started=None):
+    def __init__(self, settings, environ, git=None, started=None, exempt_rule=None):
+        """exempt_rule: the run's exempt.Exempt when the supervisor made it already."""
         # The home trash the run fixed, else the one its environment names.
         home = settings.home_trash or trashdirs.home_trash(environ)
         trashes = [os.fsdecode(home)]
@@ -37,8 +38,8 @@ class Places:
         self._state = _prefixes([settings.state_dir])
         self._report = os.path.realpath(settings.report) if settings.report else None
         # The run's own roots (its settings), never what the command's environment says.
-        roots = workspace.root_paths(handed=settings.workspace_roots or "")
-        self._exempt = exempt.Exempt(settings.exempt, roots)
+        roots = exempt.workspace_roots(settings)
+        self._exempt = exempt_rule or exempt.Exempt(settings.exempt, roots)
         self._exempt_prefixes = self._exempt.prefixes
         # Whether a call straight inside an exempt root is exempt, told by the parent's
         # identity alone (exempt.Exempt.is_root): (head, st, name) -> bool. Bound here,
@@ -57,10 +58,8 @@ class Places:
         self._blobs = gitblobs.Blobs(self._git.program)
 
     def exempt_heads(self):
-        """The exempt roots' real paths (bytes), as a caller may spell a parent: with
-        and without the slash a TMPDIR ending in '/' leaves (`/tmp//cc1.o`)."""
-        heads = [os.fsencode(p.rstrip(os.sep) or os.sep) for p in self._exempt_prefixes]
-        return heads + [h.rstrip(b"/") + b"/" for h in heads]
+        """As exempt.Exempt.heads."""
+        return self._exempt.heads()
 
     def left_to_kernel(self, path, tid, parent, st):
         """A short reason when the kernel should do this deletion itself, else None.

@@ -15,7 +15,7 @@ import sys
 import time
 
 from ..core import settings
-from . import bpf, callerperm, dirmodes, farpath, moves, notify, target, walk
+from . import bpf, callerperm, dirmodes, exempt, farpath, moves, notify, quick, target, walk
 
 RUNTIME = "net"
 
@@ -34,8 +34,11 @@ class Supervisor:
         self._turn_file = bool(environ.get("SAFEDEL_TURN_FILE"))
         self._names = {nr: name for name, nr in bpf.ARCHES[machine][2].items()}
         # Made at the first call (_ready): most commands delete nothing, and `safedel
-        # run -- true` must not pay for the settings, the places and ctypes' libc.
-        self._settings = self._places = self._memory = None
+        # run -- true` must not pay for the settings and ctypes' libc. The places (git,
+        # the trash, the state directory...) at the first call that the quick path
+        # (net/quick.py) leaves: a build that only churns temp files never needs them.
+        self._settings = self._exempt = self._memory = self._quick = None
+        self._places = None
         self._git = git  # inert.locate() before the command started
         # When the command started (time.time_ns()): see ignored.
         self._started = started
@@ -112,13 +115,18 @@ class Supervisor:
 
     def _ready(self):
         self._settings = settings.load(self._environ)
+        self._exempt = exempt.of_run(self._settings)
+        self._memory = notify.Memory()
+        if not self._after_run:  # after the run, every deletion is ENOSYS
+            self._quick = quick.Quick(self._names, self._memory, self._exempt)
+
+    def _judging(self):
         from . import places
 
         self._places = places.Places(
-            self._settings, self._environ, self._git, started=self._started
+            self._settings, self._environ, self._git, self._started, self._exempt
         )
-        self._plain_heads = frozenset((b".", *self._places.exempt_heads()))
-        self._memory = notify.Memory()
+        self._plain_heads = frozenset((b".", *self._exempt.heads()))
         self._renames = moves.Renames(
             self._channel, self._memory, self._places, self._plain_heads, self._fail_closed
         )
@@ -135,6 +143,14 @@ class Supervisor:
         try:
             if self._memory is None:
                 self._ready()
+            # The commonest call by far first, with as little as can decide it: every
+            # call of a build's temp-file churn is a round trip through here.
+            fast = self._quick
+            if fast is not None and fast.continues(notif[1], notif[3], notif[6], notif[7]):
+                channel.proceed(notif[0])
+                return
+            if self._places is None:
+                self._judging()
             self._decide(notif)
         except Exception as exc:  # fail closed on anything unforeseen
             settings.warn_once(f"the net refused a deletion after an error: {exc!r}")
@@ -157,21 +173,6 @@ class Supervisor:
             if channel.still_valid(notif_id):
                 channel.answer(notif_id, exc.errno or errno.EIO)
             return
-        # The commonest call by far, a temp file straight inside an exempt root, is
-        # told by the parent's identity: one stat through the caller's own walk, no
-        # descriptor opened, no path read back. Only a head with no walk the
-        # supervisor could take differently from the caller (none, '.', or an exempt
-        # root's own real path: no symlink, no '..', no /proc/self on the way) takes
-        # it. A stale id makes CONTINUE fail harmlessly: no check needed first.
-        parent = None
-        if not located[3] or located[3] in self._plain_heads:
-            try:
-                parent = os.stat(located[0])
-            except OSError:
-                pass  # resolve() below meets the same error and answers it
-            if parent is not None and self._places.is_exempt_root(located[3], parent, located[1]):
-                channel.answer(notif_id, proceed=True)
-                return
         try:
             found = target.resolve(tid, dirfd, raw, removes_dir, located)
         except OSError as exc:
@@ -184,10 +185,10 @@ class Supervisor:
             # Each answer that leaves the call to the kernel reasons on found.parent, a
             # path in safedel's mount namespace. It holds only when that is the very
             # directory the call acts in; otherwise the call is judged like any other.
-            if parent is None:
-                parent = os.fstat(found.parent_fd)
-            exempt = self._places.left_to_kernel(found.path, tid, found.parent, parent)
-            if exempt and found.acts_here(parent):
+            # (A call straight inside an exempt root was let through by net/quick.py.)
+            parent = os.fstat(found.parent_fd)
+            left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
+            if left and found.acts_here(parent):
                 channel.answer(notif_id, proceed=True)
                 return
             try:
