@@ -212,6 +212,15 @@ def _search(start=0):
         if not directories:
             return None
         pid, seen = start or os.getpid(), set()
+        if not start and os.getsid(0) != pid:
+            # This process has no pointer of its own: `safedel run` reads its enclosing
+            # run before it points, and the root of a served run, the one process that
+            # carries its run's pointer, leads the session it made before writing it
+            # (serve/pointers.py) and cannot stop leading it. So a launcher, nearly
+            # always below a shell or a run, starts at its parent: no lookup in every
+            # place (the last costs a password-database lookup) for its own pid.
+            seen.add(pid)
+            pid = os.getppid()
         for _ in range(MAX_DEPTH):
             found = _stat(pid)
             if pid <= 1 or found is None:

@@ -22,23 +22,40 @@ def private_home(tmp_path):
     return pathlib.Path(materialize.materialize(str(tmp_path / "shims")))
 
 
+# Runs a launcher's own code in an interpreter started as its shebang starts it, and
+# writes the names of the modules loaded by the time it exits (the launchers leave by
+# os._exit) to a file. The import system's own trace (-X importtime) would miss what
+# the launchers preload straight from the bundle.
+SHOW_MODULES = """
+import os, sys
+shown, launcher = sys.argv[1:3]
+sys.argv = sys.argv[2:]
+leave = os._exit
+def exit_showing(status):
+    with open(shown, "w") as handle:
+        handle.write(" ".join(sys.modules))
+    leave(status)
+os._exit = exit_showing
+exec(compile(open(launcher).read(), launcher, "exec"))
+"""
+
+
 def run_launcher(sandbox, shim_home, name, args, home=None):
-    """Run bin/<name> with -X importtime; (completed, imported module names)."""
+    """Run bin/<name>; (completed, names of the modules it loaded)."""
     home = home or shim_home
     launcher = os.path.join(home, "bin", name)
     with open(launcher, "rb") as handle:
         python = handle.readline()[2:].split()[0].decode()
+    shown = os.path.join(sandbox.root, "modules-shown")
     done = subprocess.run(
-        [python, "-I", "-S", "-X", "importtime", launcher, *args],
+        [python, "-I", "-S", "-c", SHOW_MODULES, shown, launcher, *args],
         cwd=sandbox.work,
         env=sandbox.shim_env(),
         capture_output=True,
     )
-    names = {
-        line.split("|")[-1].strip()
-        for line in done.stderr.decode().splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
+    with open(shown) as handle:
+        names = set(handle.read().split())
+    os.unlink(shown)
     return done, names
 
 
@@ -104,3 +121,36 @@ def test_a_damaged_bundle_falls_back_to_the_files(sandbox, shim_home, tmp_path):
     done, _ = run_launcher(sandbox, shim_home, "rm", ["victim"], home=str(home))
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert not (sandbox.work / "victim").exists()
+
+
+def bundle_plans(home):
+    """The bundle's plans: the modules each launcher runs before its work."""
+    import marshal
+
+    data = (pathlib.Path(home) / "lib" / "safedel_core.bundle").read_bytes()
+    boot, size = int.from_bytes(data[4:8], "little"), int.from_bytes(data[8:12], "little")
+    return marshal.loads(data[12 + boot : 12 + boot + size])[1]
+
+
+@pytest.mark.parametrize(
+    "name,args,make",
+    [
+        ("rm", ["-f", "victim"], "file"),
+        ("unlink", ["victim"], "file"),
+        ("rmdir", ["victim"], "dir"),
+        ("find", ["victim", "-delete"], "file"),
+    ],
+)
+def test_a_simple_removal_needs_nothing_beyond_its_plan(sandbox, shim_home, name, args, make):
+    # Each engine module imported the usual way costs a launcher the import system's
+    # overhead on top of its code: the plan must hold the whole path of a simple removal
+    # (the turn's first removal also starts the turn's ledger, which only it imports).
+    victim = sandbox.work / "victim"
+    for _ in range(2):
+        victim.mkdir() if make == "dir" else victim.write_bytes(b"x")
+        done, names = run_launcher(sandbox, shim_home, name, args)
+        assert done.returncode == 0 and not victim.exists(), done.stderr.decode()[-2000:]
+    engine = {n.partition(".")[2] for n in names if n.startswith("safedel_core.")}
+    plan = set(bundle_plans(shim_home)[name])
+    assert engine - plan - {"gnulaunch"} == set(), sorted(engine - plan)
+    assert plan <= engine
