@@ -28,6 +28,7 @@ class Exempt:
         self._workspace = tuple(workspace_roots)
         self._inner = tuple(w.rstrip(os.sep) + os.sep for w in inner)
         self._inner_roots = frozenset(inner)
+        self.holds_workspaces = bool(inner)  # a workspace root inside an exempt root
         # The names, straight inside an exempt root, that are workspace roots: the fast
         # path's only look at them (rmdir of a workspace made in /tmp).
         self._inner_names = frozenset(

@@ -10,20 +10,35 @@ descriptor is opened, no path is read back, nothing else is imported.
 
 Only a head with no walk the supervisor could take differently from the caller takes
 it: none, '.', or an exempt root's own real path (no symlink, no '..', no /proc/self
-on the way, so the stat through /proc/TID/... is the caller's own walk). Everything
-else, and every doubt (an unreadable path, a stat that fails), goes to the full
-judgement, which reads the call afresh. A stale notification id makes the CONTINUE
-fail harmlessly: no ID_VALID check is needed first.
+on the way, so the stat through /proc/TID/... is the caller's own walk).
+
+A file deeper in the temp dir (`/tmp/cc-XXXX/a.o`, a tool's private temp directory)
+takes the next cheapest way: the exempt root opened as the caller reaches it (its
+identity checked as above), then the rest of the head walked down from it with
+openat2 refusing any symlink, any '..' and any mount on the way. What that walk
+reaches is the caller's directory beneath the root, on the root's own mount: exempt,
+with no path read back. A walk that meets anything else, or a run with a workspace
+root inside an exempt root (the nearest root decides there), is judged fully.
+
+Everything else, and every doubt (an unreadable path, a stat or a walk that fails),
+goes to the full judgement, which reads the call afresh. A stale notification id
+makes the CONTINUE fail harmlessly: no ID_VALID check is needed first.
 """
 
 import os
 
+from . import walk
+
 _UNLINK, _UNLINKAT, _RMDIR = 0, 1, 2
 _AT_FDCWD = 0xFFFFFF9C  # AT_FDCWD (-100) as the low 32 bits of the register
+_START = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
+# Down from the root by plain names only: no symlink (magic links included), no '..'
+# out of it, no mount crossed.
+_PLAIN_WALK = walk.RESOLVE_NO_XDEV | walk.RESOLVE_NO_SYMLINKS | walk.RESOLVE_BENEATH
 
 
 class Quick:
-    __slots__ = ("_kinds", "_string", "_heads", "_is_root")
+    __slots__ = ("_kinds", "_string", "_heads", "_is_root", "_below")
 
     def __init__(self, names, memory, exempt):
         """names: syscall number -> name for the filtered calls; memory: notify.Memory;
@@ -33,6 +48,10 @@ class Quick:
         self._string = memory.string
         self._heads = frozenset((b".", *exempt.heads()))
         self._is_root = exempt.is_root
+        # 'root/' (bytes) per exempt root, for heads below one; none when a workspace
+        # root lies inside an exempt root.
+        below = () if exempt.holds_workspaces else exempt.prefixes
+        self._below = tuple(os.fsencode(p) for p in below)
 
     def heads(self):
         """The heads this path takes besides none: '.', and the exempt roots' real
@@ -62,7 +81,7 @@ class Quick:
         if not name or name == b"." or name == b"..":
             return False
         if head and head not in self._heads:
-            return False
+            return self._walks_down(tid, dirfd, raw[:1] == b"/", head)
         if raw[:1] == b"/":
             base = b"/proc/%d/root/%s" % (tid, head.lstrip(b"/"))
         elif dirfd == _AT_FDCWD:
@@ -74,3 +93,40 @@ class Quick:
         except OSError:
             return False
         return self._is_root(head, parent, name)
+
+    def _walks_down(self, tid, dirfd, absolute, head):
+        """Whether head leads the caller, by plain names on one mount, from an exempt
+        root down to a directory beneath it."""
+        if absolute:
+            for prefix in self._below:
+                if head.startswith(prefix):
+                    break
+            else:
+                return False
+            root, rest = prefix[:-1] or b"/", head[len(prefix) :]
+            start = b"/proc/%d/root/%s" % (tid, root.lstrip(b"/"))
+        elif not self._below:
+            return False
+        else:  # the caller's cwd or dirfd, itself an exempt root (is_root below)
+            root, rest = b"", head
+            if dirfd == _AT_FDCWD:
+                start = b"/proc/%d/cwd" % tid
+            else:
+                start = b"/proc/%d/fd/%d" % (tid, dirfd)
+        first = rest.partition(b"/")[0]
+        for part in rest.split(b"/"):
+            if part in (b"", b".", b".."):
+                return False  # the kernel's walk, not a plain one: judged fully
+        try:
+            fd = os.open(start, _START)
+        except OSError:
+            return False
+        try:
+            if not self._is_root(root, os.fstat(fd), first):
+                return False
+            os.close(walk.openat2(fd, rest, _PLAIN_WALK))
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        return True
