@@ -69,19 +69,28 @@ class _BundleFinder:
         modules of `rm FILE`, more than the removal itself. Their imports of each other
         then find them loaded. Anything off the plan is imported the usual way; so is a
         planned module whose code fails here, and its import then reports why."""
-        modules, package = sys.modules, sys.modules.get(_PACKAGE)
-        for short in self.plans.get(launcher, ()) if package is not None else ():
+        from marshal import loads
+
+        package = sys.modules.get(_PACKAGE)
+        if package is None or launcher not in self.plans:
+            return
+        names, offset, length = self.plans[launcher]
+        data = os.pread(self.handle.fileno(), length, self.base + offset)
+        codes = loads(data) if len(data) == length else ()
+        from _frozen_importlib import ModuleSpec
+
+        modules = sys.modules
+        for short, code in zip(names, codes):
             name = f"{_PACKAGE}.{short}"
             if name in modules:
                 continue
-            spec = self.find_spec(name)
-            if spec is None:
-                return
+            origin = f"{self.origin_dir}/{short}.py"
             module = type(sys)(name)
-            module.__spec__, module.__loader__, module.__package__ = spec, self, _PACKAGE
+            module.__spec__ = ModuleSpec(name, self, origin=origin)
+            module.__loader__, module.__package__, module.__file__ = self, _PACKAGE, origin
             modules[name] = module
             try:
-                self.exec_module(module)
+                exec(code, module.__dict__)
             except Exception:
                 del modules[name]
                 return
@@ -91,7 +100,7 @@ class _BundleFinder:
 def from_bundle(handle, base, index, module, plans):
     """BOOT's end (core/launchbundle.py): serve the package and the rest of the engine
     from the bundle open as handle, with module (this one, made by BOOT) in its place."""
-    if not _complete(handle, base, index):
+    if not _complete(handle, base, index, plans):
         raise ImportError("a damaged bundle")  # the launcher falls back to the files
     finder = _BundleFinder(handle, base, index, os.path.dirname(__file__), plans)
     sys.meta_path.insert(0, finder)
@@ -128,7 +137,7 @@ def use_bundle():
         boot, size = int.from_bytes(head[4:8], "little"), int.from_bytes(head[8:12], "little")
         handle.seek(12 + boot)
         index, plans = loads(handle.read(size))
-        if _complete(handle, 12 + boot + size, index):
+        if _complete(handle, 12 + boot + size, index, plans):
             finder = _BundleFinder(handle, 12 + boot + size, index, here, plans)
             sys.meta_path.insert(0, finder)
             return finder
@@ -138,9 +147,10 @@ def use_bundle():
     return None
 
 
-def _complete(handle, base, index):
+def _complete(handle, base, index, plans):
     """Whether the bundle holds every byte its index promises (a cut file does not)."""
-    end = base + max(offset + length for offset, length in index.values())
+    pieces = [*index.values(), *(plan[1:] for plan in plans.values())]
+    end = base + max(offset + length for offset, length in pieces)
     return end == os.fstat(handle.fileno()).st_size
 
 

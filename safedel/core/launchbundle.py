@@ -7,12 +7,14 @@ the writer.
 
 The layout: MAGIC, then the lengths of BOOT's code and of the index (4 bytes each,
 little-endian), BOOT's code, the index (marshal: ({module: (offset, length)}, plans)), then each
-module's marshalled code. A launcher reads the header, BOOT and the index, then only
-the modules it imports, each with one pread: never the whole file.
+module's marshalled code, then each plan's. A launcher reads the header, BOOT and the
+index, then its plan and only the other modules it imports, each with one pread:
+never the whole file.
 
-A plan names, per launcher, the modules its usual path imports, each after those it
-imports at its top: gnulaunch runs them in that order before the launcher's work, so
-no import of that path goes through the import system (see _BundleFinder.preload).
+A plan ({launcher: (modules, offset, length)}) names the modules a launcher's usual
+path imports, each after those it imports at its top, and holds their code again as
+one marshalled tuple: gnulaunch runs them in that order before the launcher's work,
+so no import of that path goes through the import system (_BundleFinder.preload).
 """
 
 import os
@@ -59,7 +61,7 @@ def write_bundle(core_dir, target, origin_dir):
     import marshal
     from importlib.util import MAGIC_NUMBER
 
-    index, blobs, offset, imports = {}, [], 0, {}
+    index, blobs, offset, imports, codes = {}, [], 0, {}, {}
     for name in sorted(os.listdir(core_dir)):
         if not name.endswith(".py"):
             continue
@@ -68,14 +70,20 @@ def write_bundle(core_dir, target, origin_dir):
         path = os.path.join(origin_dir, name)
         module = "" if name == "__init__.py" else name[:-3]
         imports[module] = _imported_at_top(source)
-        code = marshal.dumps(compile(source, path, "exec", dont_inherit=True, optimize=2))
-        index[module] = (offset, len(code))
-        blobs.append(code)
-        offset += len(code)
-    plans = {
-        launcher: _in_import_order((*entry, *ON_EVERY_REMOVAL), imports)
-        for launcher, entry in ENTRIES.items()
-    }
+        codes[module] = compile(source, path, "exec", dont_inherit=True, optimize=2)
+        blob = marshal.dumps(codes[module])
+        index[module] = (offset, len(blob))
+        blobs.append(blob)
+        offset += len(blob)
+    # Each plan's modules also go in one piece: one read and one unmarshalling for the
+    # whole path, whose modules share most of their names and constants.
+    plans = {}
+    for launcher, entry in ENTRIES.items():
+        order = _in_import_order((*entry, *ON_EVERY_REMOVAL), imports)
+        blob = marshal.dumps(tuple(codes[module] for module in order))
+        plans[launcher] = (order, offset, len(blob))
+        blobs.append(blob)
+        offset += len(blob)
     boot = marshal.dumps(compile(BOOT, os.path.join(origin_dir, "gnulaunch.py"), "exec"))
     header = marshal.dumps((index, plans))
     with open(target, "wb") as handle:

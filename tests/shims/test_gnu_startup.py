@@ -124,7 +124,7 @@ def test_a_damaged_bundle_falls_back_to_the_files(sandbox, shim_home, tmp_path):
 
 
 def bundle_plans(home):
-    """The bundle's plans: the modules each launcher runs before its work."""
+    """The bundle's plans: per launcher, (the modules it runs before its work, where)."""
     import marshal
 
     data = (pathlib.Path(home) / "lib" / "safedel_core.bundle").read_bytes()
@@ -151,6 +151,6 @@ def test_a_simple_removal_needs_nothing_beyond_its_plan(sandbox, shim_home, name
         done, names = run_launcher(sandbox, shim_home, name, args)
         assert done.returncode == 0 and not victim.exists(), done.stderr.decode()[-2000:]
     engine = {n.partition(".")[2] for n in names if n.startswith("safedel_core.")}
-    plan = set(bundle_plans(shim_home)[name])
+    plan = set(bundle_plans(shim_home)[name][0])
     assert engine - plan - {"gnulaunch"} == set(), sorted(engine - plan)
     assert plan <= engine
