@@ -14,9 +14,9 @@ NOTIF_SET_FLAGS = 0x40082104  # _IOW('!', 4, __u64), kernel 6.6 and later
 FD_SYNC_WAKE_UP = 1
 FLAG_CONTINUE = 1
 
-_NOTIF = struct.Struct("QIIiIQ6Q")  # id, pid, flags, nr, arch, ip, args[6]
+NOTIF = _NOTIF = struct.Struct("QIIiIQ6Q")  # id, pid, flags, nr, arch, ip, args[6]
 _RESP = struct.Struct("QqiI")  # id, val, error, flags
-_ID = struct.Struct("Q")
+ID = _ID = struct.Struct("Q")  # a response starts with its id
 _IOVECS = struct.Struct("QQQQ")  # two struct iovec: base, length
 PATH_MAX = 4096
 
@@ -35,21 +35,22 @@ class Channel:
     deleting call of the tree comes through here, so the round trip allocates as
     little as it can (each allocation and attribute lookup is paid per call)."""
 
-    __slots__ = ("listener", "_zeros", "_recv", "_resp", "_continue", "_id")
+    __slots__ = ("listener", "zeros", "recv_buffer", "_resp", "continue_buffer", "_id")
 
     def __init__(self, listener):
         self.listener = listener
-        self._zeros = bytes(_NOTIF.size)  # the kernel insists on a zeroed buffer
-        self._recv = bytearray(_NOTIF.size)
+        self.zeros = bytes(_NOTIF.size)  # the kernel insists on a zeroed buffer
+        self.recv_buffer = bytearray(_NOTIF.size)
         self._resp = bytearray(_RESP.size)
-        self._continue = bytearray(_RESP.pack(0, 0, 0, FLAG_CONTINUE))  # only the id changes
+        # CONTINUE, made once: only the id changes (the supervisor's quick path).
+        self.continue_buffer = bytearray(_RESP.pack(0, 0, 0, FLAG_CONTINUE))
         self._id = bytearray(_ID.size)
 
     def receive(self):
         """(id, pid, flags, nr, arch, ip, args...) of the next call, or None when its
         caller went away before we read it."""
-        buffer = self._recv
-        buffer[:] = self._zeros
+        buffer = self.recv_buffer
+        buffer[:] = self.zeros
         try:
             fcntl.ioctl(self.listener, NOTIF_RECV, buffer, True)
         except OSError as exc:
@@ -63,15 +64,6 @@ class Channel:
         _RESP.pack_into(self._resp, 0, notif_id, 0, -error if error else 0, proceed)
         try:
             fcntl.ioctl(self.listener, NOTIF_SEND, self._resp, True)
-        except OSError as exc:
-            if exc.errno != errno.ENOENT:
-                raise
-
-    def proceed(self, notif_id):
-        """answer(notif_id, proceed=True), with the response made once."""
-        _ID.pack_into(self._continue, 0, notif_id)
-        try:
-            fcntl.ioctl(self.listener, NOTIF_SEND, self._continue, True)
         except OSError as exc:
             if exc.errno != errno.ENOENT:
                 raise

@@ -9,13 +9,17 @@ with EPERM. Any unexpected error answers EPERM: the net fails closed.
 
 import _thread
 import errno
+import fcntl
 import os
 import select
 import sys
 import time
 
 from ..core import settings
-from . import bpf, callerperm, dirmodes, exempt, farpath, moves, notify, quick, target, walk
+from . import bpf, notify
+
+# The rest of the net is imported when first needed (_ready, _judging, _decide):
+# `safedel run -- true` with the net on pays only for the filter and this thread.
 
 RUNTIME = "net"
 
@@ -114,6 +118,8 @@ class Supervisor:
                 return  # every process of the tree is gone
 
     def _ready(self):
+        from . import exempt, quick
+
         self._settings = settings.load(self._environ)
         self._exempt = exempt.of_run(self._settings)
         self._memory = notify.Memory()
@@ -121,7 +127,7 @@ class Supervisor:
             self._quick = quick.Quick(self._names, self._memory, self._exempt)
 
     def _judging(self):
-        from . import places
+        from . import moves, places
 
         self._places = places.Places(
             self._settings, self._environ, self._git, self._started, self._exempt
@@ -132,22 +138,33 @@ class Supervisor:
         )
 
     def _one(self):
-        channel = self._channel
+        # The hot path of a build's temp-file churn: every call pays for each method
+        # call and attribute lookup here, so Channel's receive and proceed are
+        # spelled out (same buffers, same errors).
+        channel, listener = self._channel, self._listener
+        buffer = channel.recv_buffer
+        buffer[:] = channel.zeros
         try:
-            notif = channel.receive()
+            fcntl.ioctl(listener, notify.NOTIF_RECV, buffer, True)
         except OSError as exc:
-            settings.warn_once(f"the net could not read a call: {exc}")
+            if exc.errno not in (errno.ENOENT, errno.EINTR):  # else: its caller went away
+                settings.warn_once(f"the net could not read a call: {exc}")
             return
-        if notif is None:
-            return
+        notif = notify.NOTIF.unpack(buffer)
         try:
-            if self._memory is None:
-                self._ready()
-            # The commonest call by far first, with as little as can decide it: every
-            # call of a build's temp-file churn is a round trip through here.
             fast = self._quick
+            if fast is None and self._memory is None:
+                self._ready()
+                fast = self._quick
+            # The commonest call by far first, with as little as can decide it.
             if fast is not None and fast.continues(notif[1], notif[3], notif[6], notif[7]):
-                channel.proceed(notif[0])
+                response = channel.continue_buffer  # made once: only the id changes
+                notify.ID.pack_into(response, 0, notif[0])
+                try:
+                    fcntl.ioctl(listener, notify.NOTIF_SEND, response, True)
+                except OSError as exc:
+                    if exc.errno != errno.ENOENT:  # the caller died meanwhile
+                        raise
                 return
             if self._places is None:
                 self._judging()
@@ -157,6 +174,8 @@ class Supervisor:
             channel.answer(notif[0], errno.EPERM)
 
     def _decide(self, notif):
+        from . import callerperm, moves, target, walk
+
         channel, notif_id, tid = self._channel, notif[0], notif[1]
         name = self._names.get(notif[3])
         if name in moves.NAMES:
@@ -228,6 +247,7 @@ class Supervisor:
         """0 once trashed, or the errno the caller gets."""
         # Imported at the first judgement: `safedel run -- true` never pays for them.
         from ..core import deletion, trash
+        from . import dirmodes, farpath
 
         markers = self._markers()
         if found.removes_dir and not dirmodes.is_empty(found.parent_fd, found.name, found.st):
@@ -259,6 +279,7 @@ def _trash(conf, found, item):
     """Trash found; an empty directory its owner may not write gets u+wx for the move
     (rmdir does not need it), and its own mode back in the trash or, on failure, here."""
     from ..core import deletion
+    from . import dirmodes
 
     loan = dirmodes.lend_write(found.parent_fd, found.name, found.st)
     record = None
