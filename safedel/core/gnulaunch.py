@@ -76,7 +76,10 @@ class _BundleFinder:
             return
         names, offset, length = self.plans[launcher]
         data = os.pread(self.handle.fileno(), length, self.base + offset)
-        codes = loads(data) if len(data) == length else ()
+        try:  # damaged bytes in the plan: every module is then imported the usual way
+            codes = tuple(loads(data)) if len(data) == length else ()
+        except (ValueError, EOFError, TypeError):
+            return
         from _frozen_importlib import ModuleSpec
 
         modules = sys.modules

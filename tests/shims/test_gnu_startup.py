@@ -154,3 +154,20 @@ def test_a_simple_removal_needs_nothing_beyond_its_plan(sandbox, shim_home, name
     plan = set(bundle_plans(shim_home)[name][0])
     assert engine - plan - {"gnulaunch"} == set(), sorted(engine - plan)
     assert plan <= engine
+
+
+def test_a_damaged_plan_falls_back_to_the_usual_imports(sandbox, shim_home, tmp_path):
+    # Bytes damaged inside a plan (its length intact, so the bundle looks whole): the
+    # launcher imports its modules the usual way, with no traceback.
+    home = private_home(tmp_path)
+    bundle = home / "lib" / "safedel_core.bundle"
+    data = bytearray(bundle.read_bytes())
+    boot, size = int.from_bytes(data[4:8], "little"), int.from_bytes(data[8:12], "little")
+    data[12 + boot + size + bundle_plans(home)["rm"][1]] = 0  # not a marshal type code
+    bundle.write_bytes(bytes(data))
+    (sandbox.work / "victim").write_bytes(b"x")
+    done, _ = run_launcher(sandbox, shim_home, "rm", ["victim"], home=str(home))
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert b"Traceback" not in done.stderr
+    assert not (sandbox.work / "victim").exists()
+    assert len(os.listdir(sandbox.trash / "files")) == 1
