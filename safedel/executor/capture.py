@@ -48,6 +48,13 @@ class Outputs:
             self.close()
             raise
 
+    @classmethod
+    def opened(cls, fds, paths):
+        """Outputs on files already made and open ({stream: fd}, {stream: path})."""
+        outputs = cls.__new__(cls)
+        outputs.fds, outputs.paths = fds, paths
+        return outputs
+
     def close(self):
         for fd in self.fds.values():
             os.close(fd)

@@ -88,6 +88,7 @@ class Execution:
             self.tree.end(self.grace)
             status = tree.take_status(self.pid)
         elif not self.keep_background and (not self.subreaper or tree.reap()):
+            self.tree.root_reaped = True
             self.tree.end(self.grace)  # background processes it left behind
         outcome.duration_ms = int((time.monotonic() - self.started) * 1000)
         if status is None:

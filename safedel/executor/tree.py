@@ -80,12 +80,17 @@ class Tree:
         self.root_pid = root_pid
         self.exclusive = exclusive
         self.recorded = {}  # pid -> psutil.Process (its create time guards against reuse)
+        # Set once the root's status is taken: its pid may then be anyone's, so a tree
+        # that is not exclusive knows its processes from the record alone.
+        self.root_reaped = False
 
     def record(self):
         for proc in self._current():
             self.recorded.setdefault(proc.pid, proc)
 
     def _current(self):
+        if self.root_reaped and not self.exclusive:
+            return []
         import psutil
 
         try:

@@ -52,7 +52,6 @@ class Watch:
     def __init__(self):
         found = _inotify()
         self._fd, self._add = found if found else (None, None)
-        self._dirs = {}  # (state dir, session) -> watch descriptor
         self._runs = {}  # (watch descriptor, signal file name) -> run
         self._lock = threading.Lock()
         if self._fd is not None:
@@ -67,13 +66,11 @@ class Watch:
         name = parts.pop()
         try:
             with self._lock, open_dir(state_dir, parts) as directory:
-                # DeleteSession removes the directory: a new one needs a watch of its own.
-                inode = os.fstat(directory.fd).st_ino
-                wd, watched = self._dirs.get((state_dir, session), (None, None))
-                if wd is None or watched != inode:
-                    # By descriptor: the directory checked by open_dir is the one watched.
-                    wd = self._add(f"/proc/self/fd/{directory.fd}", _IN_MOVED_TO)
-                    self._dirs[(state_dir, session)] = (wd, inode)
+                # By descriptor: the directory checked by open_dir is the one watched. At
+                # every run: DeleteSession and pruning remove the directory, and the new
+                # one may reuse its inode number; inotify knows the directory itself, and
+                # answers the same wd while it is the one already watched.
+                wd = self._add(f"/proc/self/fd/{directory.fd}", _IN_MOVED_TO)
                 self._runs[(wd, name)] = run
                 run.watched = (wd, name)
         except OSError:

@@ -17,22 +17,72 @@ the pointer when the run's root has ended.
 
 import errno
 import os
+import threading
 
 from ..core import jsonl, runpointer
+from ..core.private import PrivateDir
 from . import forkserver
+
+
+class Folders:
+    """The pointer folders, opened and checked (runpointer.open_place) once for the
+    server rather than at every run, which walked each place's directories again. A
+    folder is handed out only while its path still leads to the directory opened (a
+    command may remove /tmp/safedel-<uid>, or put another in its place): else the place
+    is opened again, and checked again. Each run gets descriptors of its own (dup),
+    which it closes."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._open = {}  # (root, parts) -> (PrivateDir, (st_dev, st_ino))
+
+    def take(self, root, parts):
+        """A PrivateDir of the place for one run; OSError as open_place raises it."""
+        key = (root, tuple(parts))
+        with self._lock:
+            held = self._open.get(key)
+            if held is not None and _still(held[0].path) != held[1]:
+                self._open.pop(key)[0].close()
+                held = None
+            if held is None:
+                folder = runpointer.open_place(root, parts, create=True)
+                info = os.fstat(folder.fd)
+                held = self._open[key] = (folder, (info.st_dev, info.st_ino))
+            return PrivateDir(os.dup(held[0].fd), held[0].path)
+
+    def close(self):
+        with self._lock:
+            for folder, _ in self._open.values():
+                folder.close()
+            self._open = {}
+
+
+def _still(path):
+    """(st_dev, st_ino) of the folder at path while it is ours and nobody else may
+    write to it (as open_place found it), else None."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return None
+    return (info.st_dev, info.st_ino)
 
 
 class Pointer:
     """One run's pointer: the folders (descriptors) and bytes its root writes."""
 
-    def __init__(self, values):
+    def __init__(self, values, folders=None):
         self.data = jsonl.dumps(values).encode("ascii")
         self.run = values.get("run")
         self.folders = []  # PrivateDir of each place that opened
         missed = []
         for root, parts in runpointer.places():
             try:
-                self.folders.append(runpointer.open_place(root, parts, create=True))
+                if folders is None:
+                    self.folders.append(runpointer.open_place(root, parts, create=True))
+                else:
+                    self.folders.append(folders.take(root, parts))
             except OSError as exc:
                 missed.append(runpointer.why_missed(exc))
         if not self.folders:

@@ -16,7 +16,7 @@ import threading
 import time
 
 from .. import approval, environment, runstate
-from ..core import report, runrecord
+from ..core import report, runpointer, runrecord
 from ..core import settings as core_settings
 from ..core.guard import CONFIRM
 from ..core.outside import KIND as OUTSIDE
@@ -34,7 +34,9 @@ class ServedRun:
         self.server, self.session, self.conn = server, session, conn
         self.id = process_id
         self.spec = spec
-        self.run_id = capture.new_run_id()
+        # A protected run's id comes with the directory it takes (spares.py) at start.
+        self.run_id = capture.new_run_id() if spec["unprotected"] else None
+        self.spare = None
         self.env = self._environment()
         self.execution = None
         self.done = threading.Event()  # the tree has ended
@@ -66,7 +68,7 @@ class ServedRun:
         )
         merged.pop("SAFEDEL_TURN_FILE", None)
         env = environment.child_environment(merged, self.server.home, options)
-        env.update(SAFEDEL_RUN_ID=self.run_id, SAFEDEL_PROMPT="0", SAFEDEL_HARNESS="1")
+        env.update(SAFEDEL_PROMPT="0", SAFEDEL_HARNESS="1")
         return env
 
     def start(self):
@@ -74,12 +76,21 @@ class ServedRun:
         protected = not self.spec["unprotected"]
         self.pointer = None
         if protected:
-            self.pointer = self._record()
+            self.spare = self.server.spares.take(self.env["SAFEDEL_STATE_DIR"])
+            self.run_id = self.spare.run_id
+            self.env["SAFEDEL_RUN_ID"] = self.run_id
+            try:
+                self.pointer = self._record()
+            except BaseException:
+                self.spare.discard()  # no record: the directory is nobody's
+                raise
         try:
             fds, actions, child_ends = self._prepare(protected)
         except BaseException:
             if self.pointer is not None:
                 self.pointer.close()  # nothing was spawned: nothing wrote it
+            if self.spare is not None:
+                self.spare.discard()  # what the run has not taken yet
             raise
         command = self.spec["argv"]
         if self.spec["cwd"]:
@@ -106,11 +117,13 @@ class ServedRun:
             raise
         else:
             self.failed = None
+            # `<pid>-<start time>`, read once: the pointer's name and the journal's entry.
+            key = runpointer.pid_key(self.execution.pid)
             if pointer is not None:
-                pointer.started(self.execution.pid)
+                pointer.key = key
             # Several trees side by side: only this root's processes are this run's.
             self.execution.tree = tree.Tree(self.execution.pid, exclusive=False)
-            self.server.track(self.run_id, self.execution.pid)
+            self.server.track(self.run_id, self.execution.pid, key)
         finally:
             for fd in child_ends:
                 os.close(fd)
@@ -124,8 +137,10 @@ class ServedRun:
             sessions.open_turn(self.session, self.env)
             self.server.watch.add(self, self.env["SAFEDEL_STATE_DIR"], self.session.id)
             self.offset = runstate.report_size(self.env)
-        state_dir = self.env.get("SAFEDEL_STATE_DIR") or self.server.state_dir
-        self.outputs = capture.Outputs(state_dir, self.run_id)
+            self.outputs = self.spare.outputs()
+        else:
+            state_dir = self.env.get("SAFEDEL_STATE_DIR") or self.server.state_dir
+            self.outputs = capture.Outputs(state_dir, self.run_id)
         return self._channels()
 
     def _net(self):
@@ -177,9 +192,9 @@ class ServedRun:
         # written, so a run that could leave no pointer leaves nothing.
         pointer = None
         if sys.platform.startswith("linux"):
-            pointer = pointers.Pointer(dict(values, run=self.run_id))
+            pointer = pointers.Pointer(dict(values, run=self.run_id), self.server.folders)
         try:
-            runrecord.write(state_dir, self.run_id, values)
+            self.spare.write_record(values)  # runrecord.write, into a file made ahead
         except BaseException:
             if pointer is not None:
                 pointer.close()
@@ -269,10 +284,19 @@ class ServedRun:
             self.done.set()
             if self._stdin is not None:
                 os.close(self._stdin)
+        # An empty file's view is known without opening it again by path.
+        empty = {s for s, fd in self.outputs.fds.items() if os.fstat(fd).st_size == 0}
         self.outputs.close()
         budget = self.spec["maxOutput"]
-        views = {s: view.render(self.outputs.paths[s], budget) for s in ("stdout", "stderr")}
-        self._report(outcome, views)
+        views = {s: self._view(s, budget, s in empty) for s in ("stdout", "stderr")}
+        try:
+            self._report(outcome, views)
+        finally:
+            if self.spare is not None:  # made after the ProcessExit, for the next run
+                self.server.spares.refill(self.env["SAFEDEL_STATE_DIR"])
+
+    def _view(self, stream, budget, empty):
+        return ("", False) if empty else view.render(self.outputs.paths[stream], budget)
 
     def take_signal(self):
         """Take the guard signal the run left, if any, and put a question the user can

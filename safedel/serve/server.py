@@ -20,7 +20,7 @@ import traceback
 from .. import __version__, materialize
 from ..core import settings as core_settings
 from ..executor import environ, limits
-from . import asking, commands, forking, leftovers, peers, protocol, transport
+from . import asking, commands, forking, leftovers, peers, pointers, protocol, spares, transport
 
 KILL_GRACE_MS = 2_000
 
@@ -39,6 +39,8 @@ class Server:
         self.stopping = threading.Event()
         self.watch = asking.Watch()
         self.forks = forking.ForkServer()  # starts the runs (Linux)
+        self.spares = spares.Spares()  # run directories made ahead of the runs
+        self.folders = pointers.Folders()  # where the runs' pointers go
         leftovers.raise_fd_limit()
         self.records = leftovers.Records(private)
         self.records.end_leftovers()
@@ -47,8 +49,8 @@ class Server:
     def expect(self, run_id):
         self.records.expect(run_id)
 
-    def track(self, run_id, pid):
-        self.records.track(run_id, pid)
+    def track(self, run_id, pid, key=None):
+        self.records.track(run_id, pid, key)
 
     def untrack(self, run_id):
         self.records.untrack(run_id)
@@ -126,6 +128,8 @@ class Server:
         for run in runs:
             run.reported.wait(max(0.0, deadline - time.monotonic()))
         self.forks.close()
+        self.spares.close()
+        self.folders.close()
 
 
 def serve_socket(path, allow_unprotected=False):

@@ -1,5 +1,6 @@
 """The server's end: SIGTERM, kill -9 and a successor on the same path."""
 
+import json
 import os
 import signal
 import time
@@ -94,3 +95,50 @@ def test_closing_the_connection_ends_its_runs(sandbox):
         assert Raw(served.path).ok("p", "Ping") == {"pong": True}
     finally:
         served.stop()
+
+
+def test_a_second_server_in_the_same_directory_leaves_the_first_ones_runs(sandbox):
+    """Both keep their journals in the directory's procs/: the second starts while the
+    first is alive, so what the first runs is not a dead server's leftover."""
+    first = Served(sandbox, sandbox.root / "serve" / "first.sock")
+    second = None
+    try:
+        raw = Raw(first.path)
+        raw.ok("o", "OpenSession")
+        pids = _start_tree(raw, "r")
+        second = Served(sandbox, sandbox.root / "serve" / "second.sock")
+        assert Raw(second.path).ok("p", "Ping") == {"pong": True}
+        assert not any(gone(pid) for pid in pids)
+        assert raw.ok("a", "ProcessIsAlive", _pid_of(raw))["alive"] is True
+    finally:
+        if second is not None:
+            assert second.stop() == 0
+        assert first.stop() == 0
+    assert all(gone(pid) for pid in pids)
+
+
+def _pid_of(raw):
+    [started] = [e for e in raw.events if e["command"] == "ProcessOutput"][:1]
+    return {"processId": started["data"]["processId"]}
+
+
+def test_each_run_has_its_own_directory_and_none_is_left_unused(sandbox):
+    """Run directories are made ahead of the runs; the server removes the one it had
+    ready when it ends, so the state dir holds the runs that ran, each complete."""
+    served = Served(sandbox)
+    raw = Raw(served.path)
+    raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)]})
+    ids = []
+    for number in range(3):
+        data = {"argv": ["sh", "-c", f"echo out{number}; echo err{number} >&2"]}
+        result = raw.exit_of(raw.ok(f"r{number}", "RunExecutable", data)["processId"])
+        assert (result["stdout"], result["stderr"]) == (f"out{number}\n", f"err{number}\n")
+        run_dir = sandbox.state / "runs" / result["runId"]
+        assert result["outputFiles"] == {s: str(run_dir / s) for s in ("stdout", "stderr")}
+        record = json.loads((run_dir / "run.json").read_text())
+        assert (record["session"], record["stateDir"]) == ("S", str(sandbox.state))
+        ids.append(result["runId"])
+    assert len(set(ids)) == 3
+    assert served.stop() == 0
+    made = sorted(n for n in os.listdir(sandbox.state / "runs") if n.startswith("r-"))
+    assert made == sorted(ids)
