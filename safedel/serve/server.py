@@ -135,8 +135,7 @@ class Server:
 def serve_socket(path, allow_unprotected=False):
     listener = transport.listen(path)
     server = Server(os.path.dirname(os.path.abspath(path)), allow_unprotected)
-    wake_r, wake_w = os.pipe()
-    _on_signals(lambda: os.write(wake_w, b"!"))
+    wake_r, _ = _signal_pipe()
     import selectors
 
     selector = selectors.DefaultSelector()
@@ -191,17 +190,15 @@ def serve_stdio(allow_unprotected=False):
     wfd = os.dup(1)
     os.dup2(2, 1)
     conn = transport.Connection(0, wfd, "stdio")
-    ended = threading.Event()
+    wake_r, wake_w = _signal_pipe()
 
     def read():
         server.serve_connection(conn)
-        ended.set()
+        _poke(wake_w)  # stdin's end
 
-    _on_signals(ended.set)
     threading.Thread(target=read, daemon=True).start()
     try:
-        while not ended.wait(3600):
-            pass
+        os.read(wake_r, 64)  # stdin's end or an ending signal, whichever comes first
     finally:
         server.shutdown()
         _settled()
@@ -212,9 +209,28 @@ def serve_stdio(allow_unprotected=False):
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
-def _on_signals(callback):
+def _signal_pipe():
+    """(read end, write end) of a pipe that an ending signal writes a byte to.
+
+    The byte is written by the C handler, in whichever thread took the signal
+    (set_wakeup_fd): a signal sent to the process may be taken by any thread, and
+    Python runs its handlers in the main thread only, at its next bytecode, so a main
+    thread asleep in a call the signal did not interrupt slept on, and a SIGTERM was
+    lost now and then.
+    """
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
     for signum in ENDING_SIGNALS:
-        signal.signal(signum, lambda *_: callback())
+        signal.signal(signum, lambda *_: None)  # handled: the byte is the message
+    signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+    return wake_r, wake_w
+
+
+def _poke(fd):
+    try:
+        os.write(fd, b"!")
+    except OSError:
+        pass  # full: a wake-up is pending anyway
 
 
 def _settled():

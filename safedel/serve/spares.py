@@ -142,9 +142,9 @@ class Spares:
             del self._making[state_dir]
             if spare is not None and not self._closed:
                 self._ready[state_dir], spare = spare, None
-        made.set()
         if spare is not None:
-            spare.discard()  # the server is ending
+            spare.discard()  # the server is ending: before close() stops waiting
+        made.set()
 
     def close(self):
         """Remove the unused spares, once those being made are done."""
