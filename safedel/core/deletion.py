@@ -26,7 +26,7 @@ import errno
 import os
 import sys
 
-from . import mounts, policy, report, resolve, trash, workspace
+from . import kept, mounts, policy, report, resolve, trash, workspace
 from .guardstage import Refused, authorize
 from .outcome import DeletionError, Outcome
 from .settings import warn_once
@@ -61,16 +61,23 @@ def classify(target, settings):
     """The location class of a target that is not protected: EXEMPT (deleted for real,
     never counted) or TRASH. A target inside a workspace root is TRASH even in the temp
     dir; one outside every workspace root is TRASH too, and the guard stage puts the
-    outside-workspace question for it (core.outside)."""
+    outside-workspace question for it (core.outside). So is one inside safedel's own
+    trash or state (core.kept) in the temp dir. An exempt directory holding a workspace
+    root is TRASH, in one rename and without the question (core.outside); one that is or
+    holds a kept root is PROTECTED (target.reason says why)."""
     if not settings.exempt:
         return TRASH
     exempt_roots = workspace.real_exempt(settings.exempt)
-    where = workspace.location(
-        target.shown,
-        workspace.root_paths(handed=settings.workspace_roots),
-        exempt_roots,
-    )
+    roots = workspace.root_paths(handed=settings.workspace_roots)
+    kept_roots = kept.roots(settings, exempt_roots)
+    held = kept.held(target.shown, kept_roots) if kept_roots else None
+    if held is not None:
+        target.reason = kept.refusal(target.shown, held)
+        return PROTECTED
+    where = workspace.location(target.shown, roots, exempt_roots, kept_roots)
     if where != workspace.EXEMPT:
+        return TRASH
+    if workspace.holds_root(target.shown, roots):
         return TRASH
     return EXEMPT if _on_exempt_mount(target, exempt_roots) else TRASH
 

@@ -27,6 +27,17 @@ def outside(targets, roots):
     return [t for t in targets if not (t + os.sep).startswith(prefixes)]
 
 
+def _not_holding(targets, roots, exempt_roots):
+    """Drop the temp dir's directories that hold a workspace root: `rm -rf /tmp/x` over
+    a project at /tmp/x/proj is a workspace deletion (trashed, counted), not a question,
+    as the deletion of what lay there was none before."""
+    return [
+        t
+        for t in targets
+        if not (workspace.nearest_exempt(t, exempt_roots) and workspace.holds_root(t, roots))
+    ]
+
+
 def describe(payload):
     from . import prompt
 
@@ -45,6 +56,8 @@ def check(settings, targets, refuse):
         return
     roots = workspace.root_paths(handed=settings.workspace_roots)
     found = outside(targets, roots)
+    if found and settings.exempt:
+        found = _not_holding(found, roots, workspace.real_exempt(settings.exempt))
     if not found:
         return
     if guard.status(settings.state_dir, settings.session, settings.turn).outside:

@@ -133,7 +133,12 @@ def nearest_exempt(real_path, exempt_roots):
     return exempt
 
 
-def location(real_path, roots, exempt_roots):
+def holds_root(real_path, roots):
+    """Whether a root lies strictly inside real_path (a directory that holds one)."""
+    return any(root != real_path and inside(root, real_path) for root in roots)
+
+
+def location(real_path, roots, exempt_roots, kept_roots=()):
     """The location class of a target that is not protected, from its real path and
     real roots: WORKSPACE (trashed, counted unless regenerable), EXEMPT (deleted for
     real) or OUTSIDE (the outside-workspace question).
@@ -141,10 +146,17 @@ def location(real_path, roots, exempt_roots):
     The nearest enclosing root decides: a project cloned under the temp dir is a
     workspace inside an exempt root, so its files are trashed; a workspace that is the
     temp dir itself, or holds it (a session started in /tmp or in ~), leaves what is
-    in the temp dir exempt, as it was.
+    in the temp dir exempt, as it was. kept_roots (core.kept: safedel's own trash and
+    state) are roots of their own: one nearer than the exempt root makes what lies in
+    it judged, inside the workspace or outside it as any other path.
     """
     root = containing(real_path, roots)
     exempt = nearest_exempt(real_path, exempt_roots)
     if root is not None and (exempt is None or len(root.rstrip(os.sep)) > len(exempt)):
         return WORKSPACE
-    return EXEMPT if exempt is not None else OUTSIDE
+    if exempt is None:
+        return OUTSIDE
+    kept = containing(real_path, kept_roots) if kept_roots else None
+    if kept is not None and len(kept.rstrip(os.sep)) > len(exempt):
+        return WORKSPACE if root is not None else OUTSIDE
+    return EXEMPT

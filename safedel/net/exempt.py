@@ -9,16 +9,21 @@ and a path under none of them (nearly every temp file) costs one more startswith
 
 A path under an exempt root is exempt only on the root's own mount (see mounts): a
 bind mount of a project at /tmp/x is judged like any other path.
+
+safedel's own trash and state directory inside an exempt root (HOME=/tmp: see
+core.kept) are roots of their own, nearer than the temp dir: what lies in them is
+judged, and the fast paths stop at the temp dir's entry that leads to them.
 """
 
 import os
 
-from ..core import workspace
+from ..core import kept, workspace
 from . import mounts
 
 
 class Exempt:
-    def __init__(self, exempt_roots, workspace_roots):
+    def __init__(self, exempt_roots, workspace_roots, kept_roots=()):
+        """kept_roots: real paths of safedel's own trash and state (core.kept)."""
         real = [os.path.realpath(r).rstrip(os.sep) or os.sep for r in exempt_roots if r]
         self._real = tuple(real)
         # 'root/' per root: a path strictly inside starts with one of them.
@@ -33,7 +38,9 @@ class Exempt:
         # path's only look at them (rmdir of a workspace made in /tmp).
         self._inner_names = frozenset(
             os.fsencode(os.path.basename(w)) for w in inner if os.path.dirname(w) in real
-        )
+        ) | frozenset(_first_names(kept_roots, self.prefixes))
+        self._kept = tuple(k for k in kept_roots if k.startswith(self.prefixes))
+        self._kept_prefixes = tuple(k + os.sep for k in self._kept)
         self._boundaries = mounts.Boundaries(self._above, real)
 
     def heads(self):
@@ -69,7 +76,16 @@ class Exempt:
             where = workspace.location(path, self._workspace, self._real)
             if where != workspace.EXEMPT:
                 return False
+        if self._kept and (path.startswith(self._kept_prefixes) or path in self._kept):
+            where = workspace.location(path, self._workspace, self._real, self._kept)
+            if where != workspace.EXEMPT:
+                return False
         return self._boundaries.same_mount(parent, st)
+
+    def holds_kept(self, path):
+        """Whether a kept root is path or lies within it: renaming it within the temp
+        dir would take the trash or the state along to where nothing is kept."""
+        return kept.held(path, self._kept) is not None
 
     def _above(self, parent):
         """The exempt roots holding parent (or being it), nearest first."""
@@ -86,7 +102,16 @@ def workspace_roots(settings):
 
 def of_run(settings):
     """The Exempt rule of a run, from its settings."""
-    return Exempt(settings.exempt, workspace_roots(settings))
+    real = tuple(os.path.realpath(r).rstrip(os.sep) or os.sep for r in settings.exempt if r)
+    return Exempt(settings.exempt, workspace_roots(settings), kept.roots(settings, real))
+
+
+def _first_names(roots, prefixes):
+    """The names, straight inside an exempt root, that lead to one of roots."""
+    for root in roots:
+        for prefix in prefixes:
+            if root.startswith(prefix):
+                yield os.fsencode(root[len(prefix) :].partition(os.sep)[0])
 
 
 def _identities(roots):

@@ -75,10 +75,11 @@ class Renames:
         """Whether a deletion of what this path names would be left to the kernel; None
         for a spelling no rename accepts ('.', '..', '/', ''): the kernel refuses it.
         moving: the entry leaves this name (walk.FailClosed if it is state of safedel's
-        that only safedel renames), and it is not left alone when a workspace root lies
-        within it (`mv /tmp/a /tmp/b` of a project's parent). arriving: the entry takes
-        this name, and is left alone too when it would make an ignored build tree there
-        (`mv src build`)."""
+        that only safedel renames), and it is not left alone when a workspace root, or
+        safedel's own trash or state, lies within it (`mv /tmp/a /tmp/b` of a project's
+        parent). arriving: the entry takes this name, and is left alone too when it
+        would make an ignored build tree there (`mv src build`). A rename into safedel's
+        trash (a shim's move) arrives where nothing is left to the kernel: it goes on."""
         raw = self._memory.string(tid, address)
         try:
             located = target.locate(tid, dirfd, raw, False)
@@ -97,7 +98,7 @@ class Renames:
             if refusal:
                 raise walk.FailClosed(refusal, found.path)
             left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
-            if left and moving and self._places.holds_workspace(found.path):
+            if left and moving and self._places.holds_a_root(found.path):
                 return False
             if not left and arriving:
                 return self._places.would_be_build_tree(found.path)

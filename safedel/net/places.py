@@ -39,7 +39,7 @@ class Places:
         self._report = os.path.realpath(settings.report) if settings.report else None
         # The run's own roots (its settings), never what the command's environment says.
         roots = exempt.workspace_roots(settings)
-        self._exempt = exempt_rule or exempt.Exempt(settings.exempt, roots)
+        self._exempt = exempt_rule or exempt.of_run(settings)
         self._exempt_prefixes = self._exempt.prefixes
         # Whether a call straight inside an exempt root is exempt, told by the parent's
         # identity alone (exempt.Exempt.is_root): (head, st, name) -> bool. Bound here,
@@ -77,10 +77,13 @@ class Places:
             return "inside an ignored build tree"
         return None
 
-    def holds_workspace(self, path):
-        """Whether a workspace root of the run is path or lies within it."""
+    def holds_a_root(self, path):
+        """Whether a workspace root of the run, or its own trash or state in the temp
+        dir (core.kept), is path or lies within it."""
         inside = path.rstrip(os.sep) + os.sep
-        return any(root == path or root.startswith(inside) for root in self._roots)
+        if any(root == path or root.startswith(inside) for root in self._roots):
+            return True
+        return self._exempt.holds_kept(path)
 
     def would_be_build_tree(self, path):
         """Whether a directory at path (it may not exist yet) is in an ignored build

@@ -13,6 +13,7 @@ const { resolve, remember, join } = require('./resolve.cjs');
 const realdelete = require('./realdelete.cjs');
 const { environment } = require('./inherit.cjs');
 const workspace = require('./workspace.cjs');
+const kept = require('./kept.cjs');
 const mounts = require('./mounts.cjs');
 
 const { readdirSync, lstatSync, rmSync, statSync } = require('./originals.cjs');
@@ -61,6 +62,8 @@ function handle(op, path, st, recursive, sync) {
   const why = policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, op, path));
   if (!wouldRemove(op, target, st, recursive)) return DELEGATE;
+  const kept = keptRefusal(target.path, settings, env);
+  if (kept) return outcome(refusal.failClosed(settings, target.path, 'EPERM', kept, op, path));
   if (isExemptTarget(target, settings, env)) {
     if (!realdelete.supported()) return DELEGATE;
     const err = realdelete.remove(op, target, recursive, shownPath(path));
@@ -125,9 +128,31 @@ function elsewhere(op, path, st, recursive, settings) {
   const absolute = Buffer.from(require('path').resolve(shownPath(path)));
   if (!wouldRemove(op, { path: absolute }, st, recursive)) return DELEGATE;
   if (policy.isExempt(absolute, settings.exempt) && onExemptDevice(absolute, st, settings)) {
-    return DELEGATE;
+    // A directory holding a workspace root or safedel's own state goes to safedel trash,
+    // which trashes the one and refuses the other (core/deletion.py); on Windows the
+    // paths are not posix, and that is not told here.
+    if (process.platform === 'win32' || !holdsARoot(absolute, settings, env)) return DELEGATE;
   }
   return outcome(viaCli(absolute, op, path));
+}
+
+function holdsARoot(absolute, settings, env) {
+  const real = Buffer.from(workspace.real(absolute.toString('latin1')), 'latin1');
+  return holdsWorkspace(real, settings, env) || keptRefusal(real, settings, env) !== null;
+}
+
+// Why an item that is or holds safedel's own trash or state in the temp dir stays.
+function keptRefusal(real, settings, env) {
+  if (!settings.exempt.length) return null;
+  const path = real.toString('latin1');
+  const root = kept.held(path, settings, env);
+  return root === null ? null : kept.reason(path, root);
+}
+
+// A directory of the temp dir holding a workspace root is trashed whole, as part of
+// the workspace: deleting it for real would take the project with it.
+function holdsWorkspace(real, settings, env) {
+  return workspace.holdsRoot(real.toString('latin1'), workspace.roots(env, settings));
 }
 
 // No mount ids there: the device tells a volume mounted into the temp dir apart (not a
@@ -160,7 +185,8 @@ function wouldRemove(op, target, st, recursive) {
 // Deleted for real: inside an exempt root and in no workspace root nearer to it.
 function isExempt(real, settings, env) {
   if (!policy.isExempt(real, settings.exempt)) return false;
-  return workspace.classify(real.toString('latin1'), settings, env) === workspace.EXEMPT;
+  if (workspace.classify(real.toString('latin1'), settings, env) !== workspace.EXEMPT) return false;
+  return !holdsWorkspace(real, settings, env);
 }
 
 // Exempt, and on its exempt root's own mount (mounts.cjs): a project bind-mounted

@@ -37,11 +37,21 @@ function deepest(path, roots, strictly) {
 }
 
 // The nearest enclosing root decides; on a tie the exempt root wins (tests/vectors).
-function location(path, roots, exemptRoots) {
+// keptRoots (kept.cjs: safedel's own trash and state) are roots of their own: one
+// nearer than the exempt root makes what lies in it judged, as any other path.
+function location(path, roots, exemptRoots, keptRoots = []) {
   const root = deepest(path, roots, false);
   const exempt = deepest(path, exemptRoots, true);
   if (root !== null && (exempt === null || root.length > exempt.length)) return WORKSPACE;
-  return exempt !== null ? EXEMPT : OUTSIDE;
+  if (exempt === null) return OUTSIDE;
+  const kept = keptRoots.length ? deepest(path, keptRoots, false) : null;
+  if (kept !== null && kept.length > exempt.length) return root !== null ? WORKSPACE : OUTSIDE;
+  return EXEMPT;
+}
+
+// Whether a root lies strictly inside path (a directory that holds one).
+function holdsRoot(path, roots) {
+  return roots.some((root) => trim(root) !== path && inside(trim(root), path));
 }
 
 // A path Node gave as text (the environment, process.cwd()), as a latin1 string of its
@@ -113,12 +123,18 @@ function roots(env, settings) {
 }
 
 function classify(path, settings, env) {
-  return location(path, roots(env, settings), settings.exempt.map((e) => real(latin1(e))));
+  const kept = require('./kept.cjs').roots(settings, env);
+  return location(path, roots(env, settings), exemptRoots(settings), kept);
+}
+
+// The exempt roots as real paths (latin1).
+function exemptRoots(settings) {
+  return settings.exempt.map((e) => real(latin1(e)));
 }
 
 // The nearest exempt root (real, latin1) holding path strictly inside it, or null.
 function nearestExempt(path, settings) {
-  return deepest(path, settings.exempt.map((e) => real(latin1(e))), true);
+  return deepest(path, exemptRoots(settings), true);
 }
 
 // When the turn began (ms), for that turn only, as core/regenerable.py reads it:
@@ -227,6 +243,11 @@ module.exports = {
   OUTSIDE,
   START_DIR,
   location,
+  holdsRoot,
+  inside,
+  deepest,
+  real,
+  exemptRoots,
   roots,
   scopeRoots,
   classify,

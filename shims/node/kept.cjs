@@ -1,0 +1,50 @@
+'use strict';
+// Kept roots, as in safedel/core/kept.py: safedel's own trash directories and state
+// directory where they lie inside an exempt root (HOME=/tmp in a container). There
+// they are roots of their own, nearer than the temp dir (workspace.location): what lies
+// in them is judged, and an exempt directory that is or holds one is refused whole, as
+// it can go neither into a trash inside itself nor away for real.
+
+const workspace = require('./workspace.cjs');
+
+const found = new Map();
+
+// The kept roots of settings (real, latin1) strictly inside an exempt root: the home
+// trash (the one a run fixed, else the one env names), the single trash dir, the state dir.
+function roots(settings, env) {
+  let home = settings.homeTrash ? latin1(settings.homeTrash) : null;
+  if (home === null && process.platform !== 'win32') {
+    home = require('./trashroots.cjs').homeTrash(env).toString('latin1');
+  }
+  const trashDir = settings.trashDir ? latin1(settings.trashDir) : null;
+  const stateDir = settings.stateDir ? latin1(settings.stateDir) : null;
+  const key = [home, trashDir, stateDir, ...settings.exempt].join('\0');
+  let kept = found.get(key);
+  if (kept === undefined) {
+    const exempt = workspace.exemptRoots(settings);
+    kept = [home, trashDir, stateDir]
+      .filter(Boolean)
+      .map(workspace.real)
+      .filter((root) => workspace.deepest(root, exempt, true) !== null);
+    if (found.size > 64) found.clear();
+    found.set(key, kept);
+  }
+  return kept;
+}
+
+const latin1 = (text) => Buffer.from(text, 'utf8').toString('latin1');
+
+// The kept root that path (real, latin1) is, or holds strictly inside it, or null.
+function held(path, settings, env) {
+  const kept = roots(settings, env);
+  return kept.find((root) => workspace.inside(root, path)) || null;
+}
+
+// Why a directory that is or holds the kept root must stay.
+function reason(path, root) {
+  const show = (p) => Buffer.from(p, 'latin1').toString('utf8');
+  if (path === root) return `refusing to remove safedel's own trash or state ${show(root)}`;
+  return `refusing to remove ${show(path)}, which holds safedel's own trash or state ${show(root)}`;
+}
+
+module.exports = { roots, held, reason };
