@@ -26,7 +26,7 @@ import errno
 import os
 import sys
 
-from . import kept, mounts, policy, report, resolve, trash, workspace
+from . import mounts, policy, report, resolve, trash, workspace
 from .guardstage import Refused, authorize
 from .outcome import DeletionError, Outcome
 from .settings import warn_once
@@ -68,6 +68,10 @@ def classify(target, settings):
     if not settings.exempt:
         return TRASH
     exempt_roots = workspace.real_exempt(settings.exempt)
+    if workspace.nearest_exempt(target.shown, exempt_roots) is None:
+        return TRASH  # the commonest case: nothing exempt to weigh
+    from . import kept  # only for a target in an exempt root
+
     roots = workspace.root_paths(handed=settings.workspace_roots)
     kept_roots = kept.roots(settings, exempt_roots)
     held = kept.held(target.shown, kept_roots) if kept_roots else None
