@@ -10,7 +10,9 @@ descriptor is opened, no path is read back, nothing else is imported.
 
 Only a head with no walk the supervisor could take differently from the caller takes
 it: none, '.', or an exempt root's own real path (no symlink, no '..', no /proc/self
-on the way, so the stat through /proc/TID/... is the caller's own walk).
+on the way, so the stat through /proc/TID/... is the caller's own walk). An absolute
+head is walked from the caller's root following no symlink at all: one the supervisor
+followed would resolve an absolute target from its own root, not the caller's.
 
 A file deeper in the temp dir (`/tmp/cc-XXXX/a.o`, a tool's private temp directory)
 takes the next cheapest way: the exempt root opened as the caller reaches it (its
@@ -83,8 +85,12 @@ class Quick:
         if head and head not in self._heads:
             return self._walks_down(tid, dirfd, raw[:1] == b"/", head)
         if raw[:1] == b"/":
-            base = b"/proc/%d/root/%s" % (tid, head.lstrip(b"/"))
-        elif dirfd == _AT_FDCWD:
+            try:
+                parent = _root_stat(tid, head.strip(b"/"))
+            except OSError:
+                return False
+            return self._is_root(head, parent, name)
+        if dirfd == _AT_FDCWD:
             base = b"/proc/%d/cwd/%s" % (tid, head)
         else:
             base = b"/proc/%d/fd/%d/%s" % (tid, dirfd, head)
@@ -104,7 +110,7 @@ class Quick:
             else:
                 return False
             root, rest = prefix[:-1] or b"/", head[len(prefix) :]
-            start = b"/proc/%d/root/%s" % (tid, root.lstrip(b"/"))
+            start = None
         elif not self._below:
             return False
         else:  # the caller's cwd or dirfd, itself an exempt root (is_root below)
@@ -118,7 +124,7 @@ class Quick:
             if part in (b"", b".", b".."):
                 return False  # the kernel's walk, not a plain one: judged fully
         try:
-            fd = os.open(start, _START)
+            fd = os.open(start, _START) if start else _open_in_root(tid, root.strip(b"/"))
         except OSError:
             return False
         try:
@@ -130,3 +136,33 @@ class Quick:
         finally:
             os.close(fd)
         return True
+
+
+# An exempt root as an absolute path is walked from the caller's root with no symlink
+# followed. A symlink there (a chroot's /tmp, or one a mount namespace puts on the way)
+# would be followed by the supervisor from ITS root, where an absolute target may name
+# the exempt root, while the kernel follows it in the caller's root, to anything. Such
+# a caller is judged fully. A root of one name needs no more than lstat: the magic
+# /proc/TID/root is followed, its entry is not.
+def _root_stat(tid, relative):
+    """The stat of the caller's directory at /relative, reached with no symlink."""
+    if b"/" not in relative:
+        return os.lstat(b"/proc/%d/root/%s" % (tid, relative))
+    fd = _open_in_root(tid, relative)
+    try:
+        return os.fstat(fd)
+    finally:
+        os.close(fd)
+
+
+def _open_in_root(tid, relative):
+    """An O_PATH descriptor of the caller's directory at /relative, with no symlink."""
+    if not relative:
+        return os.open(b"/proc/%d/root" % tid, _START)
+    if b"/" not in relative:
+        return os.open(b"/proc/%d/root/%s" % (tid, relative), _START | os.O_NOFOLLOW)
+    fd = os.open(b"/proc/%d/root" % tid, _START)
+    try:
+        return walk.openat2(fd, relative, walk.RESOLVE_IN_ROOT | walk.RESOLVE_NO_SYMLINKS)
+    finally:
+        os.close(fd)
