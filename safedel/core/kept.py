@@ -20,7 +20,8 @@ _found = {}
 def roots(settings, exempt_roots):
     """The kept roots of settings (real str paths) that lie strictly inside one of
     exempt_roots (real str paths): the home trash (the one a run fixed, else the one
-    the environment names now), the single trash directory, the state directory."""
+    the environment names now), the single trash directory, the state directory, and
+    this user's trashes at the top of an exempt root's mount."""
     home = settings.home_trash
     if home is None and os.name == "posix":
         from .trashdirs import home_trash
@@ -29,11 +30,30 @@ def roots(settings, exempt_roots):
     key = (home and os.fsdecode(home), settings.trash_dir, settings.state_dir, exempt_roots)
     found = _found.get(key)
     if found is None:
-        real = (os.path.realpath(p) for p in key[:3] if p)
+        real = [os.path.realpath(p) for p in key[:3] if p]
+        real += _mount_trashes(exempt_roots)
         found = tuple(r for r in real if workspace.nearest_exempt(r, exempt_roots))
         if len(_found) > 64:
             _found.clear()
         _found[key] = found
+    return found
+
+
+def _mount_trashes(exempt_roots):
+    """The per-user trashes at the top of each exempt root's own mount: where a project
+    inside a temp dir on a filesystem of its own (a tmpfs /tmp) has its items trashed."""
+    if os.name != "posix":
+        return []
+    from .trashdirs import mount_topdir
+
+    uid = str(os.getuid())
+    found = []
+    for root in exempt_roots:
+        try:
+            top = os.fsdecode(mount_topdir(os.fsencode(root), os.stat(root).st_dev))
+        except OSError:
+            continue
+        found += [os.path.join(top, ".Trash-" + uid), os.path.join(top, ".Trash", uid)]
     return found
 
 

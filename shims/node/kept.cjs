@@ -5,12 +5,14 @@
 // in them is judged, and an exempt directory that is or holds one is refused whole, as
 // it can go neither into a trash inside itself nor away for real.
 
+const pathPosix = require('path').posix;
 const workspace = require('./workspace.cjs');
 
 const found = new Map();
 
 // The kept roots of settings (real, latin1) strictly inside an exempt root: the home
-// trash (the one a run fixed, else the one env names), the single trash dir, the state dir.
+// trash (the one a run fixed, else the one env names), the single trash dir, the state
+// dir, and this user's trashes at the top of an exempt root's mount.
 function roots(settings, env) {
   let home = settings.homeTrash ? latin1(settings.homeTrash) : null;
   if (home === null && process.platform !== 'win32') {
@@ -25,11 +27,29 @@ function roots(settings, env) {
     kept = [home, trashDir, stateDir]
       .filter(Boolean)
       .map(workspace.real)
+      .concat(mountTrashes(exempt))
       .filter((root) => workspace.deepest(root, exempt, true) !== null);
     if (found.size > 64) found.clear();
     found.set(key, kept);
   }
   return kept;
+}
+
+// This user's trashes at the top of each exempt root's own mount: where a project in a
+// temp dir on a filesystem of its own (a tmpfs /tmp) has its items trashed.
+function mountTrashes(exempt) {
+  if (process.platform === 'win32') return [];
+  const { statSync } = require('./originals.cjs');
+  const { mountTopdir } = require('./trashroots.cjs');
+  const uid = String(process.getuid());
+  const found = [];
+  for (const root of exempt) {
+    const st = statSync(Buffer.from(root, 'latin1'), { throwIfNoEntry: false });
+    if (!st) continue;
+    const top = mountTopdir(Buffer.from(root, 'latin1'), st.dev).toString('latin1');
+    found.push(pathPosix.join(top, '.Trash-' + uid), pathPosix.join(top, '.Trash', uid));
+  }
+  return found;
 }
 
 const latin1 = (text) => Buffer.from(text, 'utf8').toString('latin1');

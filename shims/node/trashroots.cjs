@@ -246,6 +246,7 @@ module.exports = {
   basename,
   show,
   homeTrash,
+  mountTopdir,
   ensureTrashRoot,
   locate,
   forget,

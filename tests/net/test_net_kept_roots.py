@@ -152,3 +152,21 @@ def test_uid_65534_with_its_home_in_the_temp_dir():
         assert sorted(os.listdir(os.path.join(trash, "files"))) == ["a", "b"], done.stderr
         assert not os.path.exists(os.path.join(tmp, "s"))
         assert b"Invalid cross-device link" not in done.stderr
+
+
+def test_the_net_keeps_the_trash_at_the_top_of_a_temp_dir_of_its_own(sandbox, tmpfs):
+    require_net()
+    tmp = tmpfs("tmpfs-temp")
+    env = sandbox.base_env(TMPDIR=tmp)
+    proj = tmp / "proj"
+    proj.mkdir()
+    subprocess.run([require("git"), "init", "-q", str(proj)], check=True, env=env)
+    (proj / "f").write_text("keep")
+    (tmp / "c.o").write_text("obj")
+    trash = tmp / f".Trash-{os.getuid()}"
+    script = f'/usr/bin/rm f && /usr/bin/rm -rf "{trash}"; /usr/bin/rm "{tmp}/c.o"'
+    done = sandbox.run("dash", "-c", script, cwd=proj, env=env)
+    assert b"SAFE_DELETE_" in done.stderr, done.stderr
+    assert (trash / "files" / "f").read_text() == "keep"
+    assert (trash / "info" / "f.trashinfo").is_file()
+    assert not (tmp / "c.o").exists()

@@ -147,3 +147,31 @@ def test_every_temp_entry_at_once_leaves_the_trash(sandbox):
     assert not (sandbox.tmpdir / "scratch.txt").exists()
     assert trash_files(home) == ["a"], done.stderr
     assert ledgers(home), done.stderr
+
+
+def tmpfs_project(sandbox, tmpfs):
+    """(env, proj, trash): a temp dir on a tmpfs of its own, a project in it, and the
+    trash at the mount's top where the project's items go."""
+    tmp = tmpfs("tmpfs-temp")
+    env = sandbox.base_env(TMPDIR=tmp)
+    proj = tmp / "proj"
+    proj.mkdir()
+    subprocess.run([require("git"), "init", "-q", str(proj)], check=True, env=env)
+    (proj / "f").write_text("keep")
+    return env, proj, tmp / f".Trash-{os.getuid()}"
+
+
+def test_the_trash_at_the_top_of_a_temp_dir_of_its_own_is_kept(sandbox, tmpfs):
+    env, proj, trash = tmpfs_project(sandbox, tmpfs)
+    done = sandbox.run("rm", "f", cwd=proj, env=env, run_options=["--net", "off"])
+    assert done.returncode == 0, done.stderr
+    assert os.listdir(trash / "files") == ["f"], done.stderr
+    node = "require('fs').rmSync(process.argv[1], { recursive: true })"
+    script = f'rm -rf "{trash}"; rm -rf "{trash}/files/f"; node -e "$JS" "{trash}"'
+    env["JS"] = node
+    require("node")
+    done = sandbox.run("sh", "-c", script, cwd=proj, env=env, run_options=["--net", "off"])
+    assert b"rmSync" in done.stderr or b"EPERM" in done.stderr, done.stderr
+    assert b"SAFE_DELETE_" in done.stderr, done.stderr
+    assert (trash / "files" / "f").read_text() == "keep"
+    assert (trash / "info" / "f.trashinfo").is_file()
