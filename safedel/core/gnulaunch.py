@@ -226,6 +226,6 @@ def finish(status):
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):  # AttributeError: None, fd closed
             pass
     os._exit(0 if status is None else status if isinstance(status, int) else 1)

@@ -6,6 +6,7 @@ parses options exactly like glibc's getopt_long: permuted operands, bundled shor
 options, unambiguous abbreviations of long ones, and glibc's own error messages.
 """
 
+import errno
 import os
 import sys
 
@@ -40,6 +41,7 @@ class Tool:
         self.quoter = quoter
         self.prog = os.fsencode(name)
         self.failed = False
+        self.stdout_error = 0  # the errno a write to stdout met (GNU's close_stdout)
 
     def err(self, message):
         """`prog: message` on stderr, straight to fd 2 like C's unbuffered stderr."""
@@ -59,19 +61,23 @@ class Tool:
 
     def run(self, body):
         """Run body(), the tool's whole life, and return its exit status: an Exit's
-        status, body's own, or 1 if anything failed. stdout is flushed whatever happens."""
+        status, body's own, or 1 if anything failed. stdout is flushed whatever happens,
+        and, as GNU's close_stdout does, output that could not be written (stdout
+        closed or full) is `write error: ...` and status 1."""
         try:
             status = body()
         except Exit as done:
-            return done.status
-        finally:
-            try:
-                sys.stdout.flush()
-            except (OSError, ValueError):
-                pass
-        if status is not None:
-            return status
-        return 1 if self.failed else 0
+            status = done.status
+        except BaseException:
+            _flush_stdout()
+            raise
+        if status is None:
+            status = 1 if self.failed else 0
+        errnum = _flush_stdout() or self.stdout_error
+        if errnum:
+            self.err(b"write error: " + os.strerror(errnum).encode())
+            return 1
+        return status
 
     def usage_error(self, message=None):
         if message is not None:
@@ -80,7 +86,30 @@ class Tool:
         raise Exit(1)
 
     def out(self, line):
-        sys.stdout.buffer.write(line + b"\n")
+        """A line on stdout. Like C's stdio, a failed write does not stop the tool: it
+        is reported once at the end (run)."""
+        stream = sys.stdout
+        if stream is None:  # fd 1 was closed when the interpreter started
+            self.stdout_error = errno.EBADF
+            return
+        try:
+            stream.buffer.write(line + b"\n")
+        except OSError as exc:
+            self.stdout_error = exc.errno or errno.EIO
+
+
+def _flush_stdout():
+    """The errno of writing out what stdout still holds, or 0."""
+    stream = sys.stdout
+    if stream is None:
+        return 0
+    try:
+        stream.flush()
+    except OSError as exc:
+        return exc.errno or errno.EIO
+    except ValueError:  # closed by the tool itself: nothing left to write
+        pass
+    return 0
 
 
 def _write_all(fd, data):
