@@ -170,3 +170,25 @@ def test_the_net_keeps_the_trash_at_the_top_of_a_temp_dir_of_its_own(sandbox, tm
     assert (trash / "files" / "f").read_text() == "keep"
     assert (trash / "info" / "f.trashinfo").is_file()
     assert not (tmp / "c.o").exists()
+
+
+def test_the_quick_paths_defer_to_the_full_judgement_in_a_kept_root(sandbox):
+    # One file at a time, absolute and relative to the temp dir: the spellings the
+    # net's fast paths take for temp files.
+    require_net()
+    env, home = home_in_temp(sandbox)
+    (sandbox.work / "a").write_text("a")
+    first = sandbox.run("rm", "a", env=env)
+    assert first.returncode == 0 and trash_files(home) == ["a"], first.stderr
+    trash = home / ".local" / "share" / "Trash"
+    ledger = next((home / ".local" / "state" / "safedel" / "bulk-guard").rglob("*.jsonl"))
+    relative = os.path.relpath(trash / "info" / "a.trashinfo", sandbox.tmpdir)
+    script = (
+        f"/usr/bin/rm {trash}/files/a; /usr/bin/rm {ledger};"
+        f" cd {sandbox.tmpdir} && /usr/bin/rm {relative}"
+    )
+    done = sandbox.run("dash", "-c", script, env=env)
+    assert done.stderr.count(b"Operation not permitted") == 3, done.stderr
+    assert (trash / "files" / "a").read_text() == "a"
+    assert (trash / "info" / "a.trashinfo").is_file()
+    assert ledger.is_file()
