@@ -81,7 +81,8 @@ def classify(target, settings):
     where = workspace.location(target.shown, roots, exempt_roots, kept_roots)
     if where != workspace.EXEMPT:
         return TRASH
-    if workspace.holds_root(target.shown, roots):
+    inner = workspace.inner_roots(roots, exempt_roots)
+    if inner and workspace.holds_root(target.shown, inner):
         return TRASH
     return EXEMPT if _on_exempt_mount(target, exempt_roots) else TRASH
 

@@ -23,14 +23,19 @@ def roots(settings, exempt_roots):
     the environment names now), the single trash directory, the state directory, and
     this user's trashes at the top of an exempt root's mount."""
     home = settings.home_trash
-    if home is None and os.name == "posix":
-        from .trashdirs import home_trash
-
-        home = home_trash()
-    key = (home and os.fsdecode(home), settings.trash_dir, settings.state_dir, exempt_roots)
+    # Asked at every exempt deletion: keyed on what the home trash is made of, not on
+    # the home trash itself, which costs more to spell than the rest of the answer.
+    environ = os.environ
+    key = (home, settings.trash_dir, settings.state_dir, exempt_roots)
+    if home is None:
+        key += (environ.get("XDG_DATA_HOME"), environ.get("HOME"))
     found = _found.get(key)
     if found is None:
-        real = [os.path.realpath(p) for p in key[:3] if p]
+        if home is None and os.name == "posix":
+            from .trashdirs import home_trash
+
+            home = home_trash()
+        real = [os.path.realpath(os.fsdecode(p)) for p in (home, *key[1:3]) if p]
         real += _mount_trashes(exempt_roots)
         found = tuple(r for r in real if workspace.nearest_exempt(r, exempt_roots))
         if len(_found) > 64:

@@ -133,6 +133,21 @@ def nearest_exempt(real_path, exempt_roots):
     return exempt
 
 
+_inner = {}
+
+
+def inner_roots(roots, exempt_roots):
+    """The roots strictly inside an exempt root: the only ones a directory there can
+    hold. Asked at every exempt deletion, and nearly always none."""
+    key = (roots, exempt_roots)
+    found = _inner.get(key)
+    if found is None:
+        if len(_inner) > 64:
+            _inner.clear()
+        found = _inner[key] = tuple(r for r in roots if nearest_exempt(r, exempt_roots))
+    return found
+
+
 def holds_root(real_path, roots):
     """Whether a root lies strictly inside real_path (a directory that holds one)."""
     return any(root != real_path and inside(root, real_path) for root in roots)

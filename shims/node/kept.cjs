@@ -14,15 +14,18 @@ const found = new Map();
 // trash (the one a run fixed, else the one env names), the single trash dir, the state
 // dir, and this user's trashes at the top of an exempt root's mount.
 function roots(settings, env) {
-  let home = settings.homeTrash ? latin1(settings.homeTrash) : null;
-  if (home === null && process.platform !== 'win32') {
-    home = require('./trashroots.cjs').homeTrash(env).toString('latin1');
-  }
-  const trashDir = settings.trashDir ? latin1(settings.trashDir) : null;
-  const stateDir = settings.stateDir ? latin1(settings.stateDir) : null;
-  const key = [home, trashDir, stateDir, ...settings.exempt].join('\0');
+  // Asked at every exempt deletion: keyed on what the home trash is made of.
+  const fixed = settings.homeTrash || '';
+  const made = fixed ? '' : `${env.XDG_DATA_HOME}\0${env.HOME}`;
+  const key = [fixed, made, settings.trashDir, settings.stateDir, ...settings.exempt].join('\0');
   let kept = found.get(key);
   if (kept === undefined) {
+    let home = fixed ? latin1(fixed) : null;
+    if (home === null && process.platform !== 'win32') {
+      home = require('./trashroots.cjs').homeTrash(env).toString('latin1');
+    }
+    const trashDir = settings.trashDir ? latin1(settings.trashDir) : null;
+    const stateDir = settings.stateDir ? latin1(settings.stateDir) : null;
     const exempt = workspace.exemptRoots(settings);
     kept = [home, trashDir, stateDir]
       .filter(Boolean)
