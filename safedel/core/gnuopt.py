@@ -42,10 +42,18 @@ class Tool:
         self.prog = os.fsencode(name)
         self.failed = False
         self.stdout_error = 0  # the errno a write to stdout met (GNU's close_stdout)
+        self.stderr_failed = False  # stderr could not be written: status 1 at the end
 
     def err(self, message):
         """`prog: message` on stderr, straight to fd 2 like C's unbuffered stderr."""
         _write_all(2, self.prog + b": " + message + b"\n")
+
+    def say(self, data):
+        """Bytes on stderr as they are (a question, a hint), unbuffered as C's
+        fprintf(stderr): with stderr closed or full a question's answer is still read,
+        and the tool ends with status 1 (run)."""
+        if not _write_all(2, data):
+            self.stderr_failed = True
 
     def error(self, message, errnum=None):
         if errnum:
@@ -77,7 +85,7 @@ class Tool:
         if errnum:
             self.err(b"write error: " + os.strerror(errnum).encode())
             return 1
-        return status
+        return 1 if self.stderr_failed else status
 
     def usage_error(self, message=None):
         if message is not None:
@@ -86,14 +94,18 @@ class Tool:
         raise Exit(1)
 
     def out(self, line):
-        """A line on stdout. Like C's stdio, a failed write does not stop the tool: it
+        """A line on stdout."""
+        self.write_out(line + b"\n")
+
+    def write_out(self, data):
+        """Bytes on stdout. Like C's stdio, a failed write does not stop the tool: it
         is reported once at the end (run)."""
         stream = sys.stdout
         if stream is None:  # fd 1 was closed when the interpreter started
             self.stdout_error = errno.EBADF
             return
         try:
-            stream.buffer.write(line + b"\n")
+            stream.buffer.write(data)
         except OSError as exc:
             self.stdout_error = exc.errno or errno.EIO
 
@@ -113,11 +125,13 @@ def _flush_stdout():
 
 
 def _write_all(fd, data):
+    """Whether all of data was written."""
     try:
         while data:
             data = data[os.write(fd, data) :]
     except OSError:
-        pass
+        return False
+    return True
 
 
 def getopt(tool, argv, short, long):

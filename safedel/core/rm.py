@@ -6,7 +6,6 @@ guards the whole batch once and trashes it.
 """
 
 import os
-import sys
 
 from . import gnuopt, rmtrash, rmwalk
 from .gnuopt import quote
@@ -100,10 +99,10 @@ class Options(rmwalk.Options):
         elif option == "-presume-input-tty":
             self.stdin_tty = True
         elif option == "help":
-            sys.stdout.write(HELP.format(tool.name))
+            tool.write_out(HELP.format(tool.name).encode())
             raise gnuopt.Exit(0)
         elif option == "version":
-            sys.stdout.write(version_text(tool.name))
+            tool.write_out(version_text(tool.name).encode())
             raise gnuopt.Exit(0)
         else:  # the plain switches: dir, recursive, verbose, one-file-system
             setattr(self, {"dir": "remove_empty_dirs"}.get(option, option.replace("-", "_")), True)
@@ -114,7 +113,7 @@ def leading_hyphen_hint(tool, argv):
     for arg in argv:
         raw = os.fsencode(arg)
         if raw[:1] == b"-" and len(raw) > 1 and os.path.lexists(raw):
-            sys.stderr.buffer.write(
+            tool.say(
                 b"Try '"
                 + tool.prog
                 + b" ./"
@@ -123,7 +122,6 @@ def leading_hyphen_hint(tool, argv):
                 + quote(raw)
                 + b".\n"
             )
-            sys.stderr.flush()
             return
 
 
@@ -151,8 +149,7 @@ def _rm(tool, argv, runtime):
         count = len(files)
         plural = b"" if count == 1 else b"s"
         how = b" recursively" if opts.recursive else b""
-        sys.stderr.buffer.write(b"%s: remove %d argument%s%s? " % (tool.prog, count, plural, how))
-        sys.stderr.flush()
+        tool.say(b"%s: remove %d argument%s%s? " % (tool.prog, count, plural, how))
         from .gnuask import yesno
 
         if not yesno():

@@ -8,7 +8,6 @@ that would fail, and the rest are trashed as one guarded batch.
 import errno
 import os
 import stat
-import sys
 
 from . import gnuopt, rmtrash
 from .gnuopt import locale_quote, quote
@@ -36,10 +35,10 @@ _HELP = {
 
 def _standard(tool, option):
     if option == "help":
-        sys.stdout.write(_HELP[tool.name])
+        tool.write_out(_HELP[tool.name].encode())
     else:
-        sys.stdout.write(
-            f"{tool.name} (safedel) GNU-compatible front end; removals go to the trash\n"
+        tool.write_out(
+            f"{tool.name} (safedel) GNU-compatible front end; removals go to the trash\n".encode()
         )
     raise gnuopt.Exit(0)
 

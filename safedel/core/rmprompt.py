@@ -7,7 +7,6 @@ errors (EISDIR, a failed lstat) end the matter before any question is asked.
 import errno
 import os
 import stat
-import sys
 
 from . import gnuask
 from .gnu import quote
@@ -48,8 +47,7 @@ def prompt(walker, path, is_dir, descend, empty):
             walker.tool.cannot(b"cannot remove", path, exc.errno)
             return ERROR
         question = b"remove " + wp + gnuask.file_type(st.st_mode, st.st_size) + b" " + quote(path)
-    sys.stderr.buffer.write(walker.tool.prog + b": " + question + b"? ")
-    sys.stderr.flush()
+    walker.tool.say(walker.tool.prog + b": " + question + b"? ")
     return OK if gnuask.yesno() else DECLINED
 
 
