@@ -143,7 +143,7 @@ function holdsARoot(absolute, settings, env) {
 
 // Why an item that is or holds safedel's own trash or state in the temp dir stays.
 function keptRefusal(real, settings, env) {
-  if (!settings.exempt.length) return null;
+  if (!policy.isExempt(real, settings.exempt)) return null; // kept roots lie only there
   const path = real.toString('latin1');
   const root = kept.held(path, settings, env);
   return root === null ? null : kept.reason(path, root);

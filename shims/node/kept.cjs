@@ -47,9 +47,14 @@ function mountTrashes(exempt) {
   const uid = String(process.getuid());
   const found = [];
   for (const root of exempt) {
-    const st = statSync(Buffer.from(root, 'latin1'), { throwIfNoEntry: false });
-    if (!st) continue;
-    const top = mountTopdir(Buffer.from(root, 'latin1'), st.dev).toString('latin1');
+    let top;
+    try {
+      const st = statSync(Buffer.from(root, 'latin1'), { throwIfNoEntry: false });
+      if (!st) continue;
+      top = mountTopdir(Buffer.from(root, 'latin1'), st.dev).toString('latin1');
+    } catch {
+      continue; // the permission model may deny a look above the root: no trash known there
+    }
     found.push(pathPosix.join(top, '.Trash-' + uid), pathPosix.join(top, '.Trash', uid));
   }
   return found;
