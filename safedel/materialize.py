@@ -6,6 +6,7 @@ built in a private temporary directory and renamed into place; when two processe
 race, one rename wins and the other discards its copy.
 """
 
+import errno
 import os
 import sys
 import zlib
@@ -102,13 +103,20 @@ def content_hash(files):
 
 
 def materialize(root=None):
-    """Return the path of an up-to-date shim home under root, creating it if needed."""
+    """Return the path of an up-to-date shim home under root, creating it if needed.
+    PermissionError (NotPrivate) when root, or a home found in it, is not private."""
     root = os.path.abspath(root or default_root())
     files = list(_sources())
     home = os.path.join(root, f"{__version__}-{content_hash(files)}")
     if os.path.isfile(os.path.join(home, ".complete")):
+        check_private(home)
         return home
+    existing = root
+    while not os.path.lexists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    check_private(existing, below=existing != root)  # before making anything in it
     os.makedirs(root, mode=0o700, exist_ok=True)
+    check_private(root)
     staging = os.path.join(root, f".staging-{os.getpid()}-{os.urandom(4).hex()}")
     os.mkdir(staging, 0o700)
     try:
@@ -124,6 +132,59 @@ def materialize(root=None):
 
             shutil.rmtree(staging, ignore_errors=True)
     return home
+
+
+class NotPrivate(PermissionError):
+    """A shim home, or a directory above it, that someone else could have written."""
+
+
+def check_private(path, below=False):
+    """Raise NotPrivate unless path and every directory above it could only have been
+    written by this user or root.
+
+    Every run executes the launchers of its shim home, as this user. A cache dir that
+    lies where anyone can create entries (HOME=/tmp in a container: /tmp/.cache) lets
+    another user make a home with the right name first, complete with a bin/rm of
+    their own, which would then run as us, as root included. So each directory from the
+    root of the filesystem down to path, as spelled and as resolved, must belong to this
+    user or to root; one that others may write is allowed above path only if it is
+    root's and sticky (/tmp: others' entries are theirs, ours stay ours), and path
+    itself lets nobody else write (below: path is only the deepest folder that exists
+    above the one wanted, and is judged as one above it).
+    """
+    if os.name != "posix":
+        return
+    for spelled in {path, os.path.realpath(path)}:
+        current = spelled
+        while True:
+            _check_one(current, strict=current == spelled and not below)
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+
+
+def _check_one(directory, strict):
+    import stat
+
+    found = os.lstat(directory)  # a link is judged as a link: the chain above holds it
+    mode, owner = found.st_mode, found.st_uid
+    if owner not in (os.getuid(), 0):
+        why = f"owned by uid {owner}"
+    elif stat.S_ISLNK(mode):
+        return
+    elif mode & (0o022 if strict else 0o002) and not (
+        mode & stat.S_ISVTX and owner == 0 and not strict
+    ):
+        why = f"writable by others, mode {stat.S_IMODE(mode):04o}"
+    else:
+        return
+    raise NotPrivate(
+        errno.EPERM,
+        f"not private ({why}): another user could have put a shim home there; remove"
+        " it or set XDG_CACHE_HOME to a folder of your own",
+        directory,
+    )
 
 
 def _write(staging, home, files):

@@ -152,7 +152,11 @@ def wrap_command(options, command):
 def execute(options, command):
     from .executor import environ
 
-    home = materialize.materialize()
+    try:
+        home = materialize.materialize()
+    except OSError as exc:  # a shim home someone else could have written: never run it
+        sys.stderr.write(f"safedel run: {exc.strerror or exc}: {exc.filename or ''}\n")
+        return 1
     run_options = environment.RunOptions(decide_roots=True, **options)
     run_id = "r-" + os.urandom(6).hex()
     # The environment safedel was given, not the one its interpreter coerced.

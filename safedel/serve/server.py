@@ -134,7 +134,12 @@ class Server:
 
 def serve_socket(path, allow_unprotected=False):
     listener = transport.listen(path)
-    server = Server(os.path.dirname(os.path.abspath(path)), allow_unprotected)
+    try:
+        server = Server(os.path.dirname(os.path.abspath(path)), allow_unprotected)
+    except BaseException:  # a shim home that is not private: no socket left behind
+        listener.close()
+        os.unlink(path)
+        raise
     wake_r, _ = _signal_pipe()
     import selectors
 

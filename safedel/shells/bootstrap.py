@@ -89,6 +89,11 @@ def main(argv):
         problem = f"unknown shell {shell!r}" if argv else "cannot tell which shell is calling"
         sys.stderr.write(f"safedel bootstrap: {problem}; name one of: {wanted}\n")
         return 2
-    sys.stdout.write(script(shell, os.environ, materialize.materialize()))
+    try:
+        home = materialize.materialize()
+    except OSError as exc:  # a shim home someone else could have written: never use it
+        sys.stderr.write(f"safedel bootstrap: {exc.strerror or exc}: {exc.filename or ''}\n")
+        return 1
+    sys.stdout.write(script(shell, os.environ, home))
     sys.stdout.flush()
     return 0
