@@ -15,24 +15,8 @@ import subprocess
 import pytest
 import trashlisting
 from conftest import require
+from keptkit import home_in_temp, trash_files
 from netkit import GIT_ENV, NOBODY, nobody_package, nobody_scratch, require_net
-
-
-def home_in_temp(sandbox):
-    home = sandbox.tmpdir / "hh"
-    home.mkdir(exist_ok=True)
-    env = sandbox.base_env(
-        HOME=home,
-        XDG_DATA_HOME=home / ".local" / "share",
-        XDG_STATE_HOME=home / ".local" / "state",
-    )
-    del env["SAFEDEL_STATE_DIR"], env["SAFEDEL_REPORT"]
-    return env, home
-
-
-def trash_files(home):
-    files = home / ".local" / "share" / "Trash" / "files"
-    return sorted(os.listdir(files)) if files.is_dir() else []
 
 
 def state_files(home):

@@ -11,6 +11,7 @@ import subprocess
 import pytest
 import trashlisting
 from conftest import require
+from keptkit import home_in_temp, trash_files
 
 # The same deletion in each runtime's shim: argv, given the path.
 REMOVERS = {
@@ -22,26 +23,6 @@ REMOVERS = {
         f"require('fs').rmSync({json.dumps(path)}, {{ recursive: true }})",
     ],
 }
-
-
-def home_in_temp(sandbox, **extra):
-    """(env, home): the sandbox's environment with HOME, the home trash and the state
-    directory (its report too) inside the temp dir."""
-    home = sandbox.tmpdir / "hh"
-    home.mkdir(exist_ok=True)
-    env = sandbox.base_env(
-        HOME=home,
-        XDG_DATA_HOME=home / ".local" / "share",
-        XDG_STATE_HOME=home / ".local" / "state",
-        **extra,
-    )
-    del env["SAFEDEL_STATE_DIR"], env["SAFEDEL_REPORT"]
-    return env, home
-
-
-def trash_files(home):
-    files = home / ".local" / "share" / "Trash" / "files"
-    return sorted(os.listdir(files)) if files.is_dir() else []
 
 
 def ledgers(home):
