@@ -3,6 +3,9 @@ temp dir (HOME=/tmp for arbitrary uids in containers): shared by the kept-root t
 the shims and of the net."""
 
 import os
+import subprocess
+
+from conftest import require
 
 
 def home_in_temp(sandbox, **extra):
@@ -23,3 +26,15 @@ def home_in_temp(sandbox, **extra):
 def trash_files(home):
     files = home / ".local" / "share" / "Trash" / "files"
     return sorted(os.listdir(files)) if files.is_dir() else []
+
+
+def tmpfs_project(sandbox, tmpfs):
+    """(env, proj, trash): a temp dir on a tmpfs of its own, a project in it, and the
+    trash at the mount's top where the project's items go."""
+    tmp = tmpfs("tmpfs-temp")
+    env = sandbox.base_env(TMPDIR=tmp)
+    proj = tmp / "proj"
+    proj.mkdir()
+    subprocess.run([require("git"), "init", "-q", str(proj)], check=True, env=env)
+    (proj / "f").write_text("keep")
+    return env, proj, tmp / f".Trash-{os.getuid()}"

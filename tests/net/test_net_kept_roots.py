@@ -15,7 +15,7 @@ import subprocess
 import pytest
 import trashlisting
 from conftest import require
-from keptkit import home_in_temp, trash_files
+from keptkit import home_in_temp, tmpfs_project, trash_files
 from netkit import GIT_ENV, NOBODY, nobody_package, nobody_scratch, require_net
 
 
@@ -145,14 +145,9 @@ def test_uid_65534_with_its_home_in_the_temp_dir(net):
 
 def test_the_net_keeps_the_trash_at_the_top_of_a_temp_dir_of_its_own(sandbox, tmpfs):
     require_net()
-    tmp = tmpfs("tmpfs-temp")
-    env = sandbox.base_env(TMPDIR=tmp)
-    proj = tmp / "proj"
-    proj.mkdir()
-    subprocess.run([require("git"), "init", "-q", str(proj)], check=True, env=env)
-    (proj / "f").write_text("keep")
+    env, proj, trash = tmpfs_project(sandbox, tmpfs)
+    tmp = proj.parent
     (tmp / "c.o").write_text("obj")
-    trash = tmp / f".Trash-{os.getuid()}"
     script = f'/usr/bin/rm f && /usr/bin/rm -rf "{trash}"; /usr/bin/rm "{tmp}/c.o"'
     done = sandbox.run("dash", "-c", script, cwd=proj, env=env)
     assert b"SAFE_DELETE_" in done.stderr, done.stderr

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 import trashlisting
 from conftest import require
-from keptkit import home_in_temp, trash_files
+from keptkit import home_in_temp, tmpfs_project, trash_files
 
 # The same deletion in each runtime's shim: argv, given the path.
 REMOVERS = {
@@ -128,18 +128,6 @@ def test_every_temp_entry_at_once_leaves_the_trash(sandbox):
     assert not (sandbox.tmpdir / "scratch.txt").exists()
     assert trash_files(home) == ["a"], done.stderr
     assert ledgers(home), done.stderr
-
-
-def tmpfs_project(sandbox, tmpfs):
-    """(env, proj, trash): a temp dir on a tmpfs of its own, a project in it, and the
-    trash at the mount's top where the project's items go."""
-    tmp = tmpfs("tmpfs-temp")
-    env = sandbox.base_env(TMPDIR=tmp)
-    proj = tmp / "proj"
-    proj.mkdir()
-    subprocess.run([require("git"), "init", "-q", str(proj)], check=True, env=env)
-    (proj / "f").write_text("keep")
-    return env, proj, tmp / f".Trash-{os.getuid()}"
 
 
 def test_the_trash_at_the_top_of_a_temp_dir_of_its_own_is_kept(sandbox, tmpfs):
