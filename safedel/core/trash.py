@@ -120,8 +120,9 @@ def _not_missing(code):
     """The errno for a trash that could not be prepared. A trash root that vanished
     meanwhile (swapped away by someone) gives ENOENT or ENOTDIR, which would tell the
     caller the item itself is gone: `rm -f` and `missing_ok=True` would then say
-    nothing while the item is still in place."""
-    return errno.EIO if code in (None, errno.ENOENT, errno.ENOTDIR) else code
+    nothing while the item is still in place. One made meanwhile gives EEXIST, which
+    would blame the item as well."""
+    return errno.EIO if code in (None, errno.ENOENT, errno.ENOTDIR, errno.EEXIST) else code
 
 
 def _is_mount_point(absolute, dev, parent_fd=None):

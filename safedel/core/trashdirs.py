@@ -46,7 +46,10 @@ def ensure_trash_root(root, check_owner=True):
     try:
         st = os.lstat(root)
     except FileNotFoundError:
-        os.makedirs(root, mode=0o700, exist_ok=True)
+        try:
+            os.makedirs(root, mode=0o700, exist_ok=True)
+        except FileExistsError:
+            pass  # made meanwhile by someone else, maybe as a link: judged below
         st = os.lstat(root)
     try:
         trashtrust.check(root, st)

@@ -35,7 +35,8 @@ function failure(err, what) {
 // which would tell the caller the item itself is gone: `force` and catch-ENOENT code
 // would then say nothing while the item is still in place.
 function notMissing(err) {
-  if (err.code === 'ENOENT' || err.code === 'ENOTDIR') err.code = 'EIO';
+  // EEXIST: a trash root made meanwhile by someone else, not the item's own error.
+  if (err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'EEXIST') err.code = 'EIO';
   return err;
 }
 
