@@ -24,6 +24,16 @@ def state_files(home):
     return sorted(str(p.relative_to(state)) for p in state.rglob("*") if p.is_file())
 
 
+def home_with_a_trashed_file(sandbox):
+    """home_in_temp(), after `rm a` put a workspace file in its trash (and its state
+    dir has a ledger)."""
+    env, home = home_in_temp(sandbox)
+    (sandbox.work / "a").write_text("a")
+    first = sandbox.run("rm", "a", env=env)
+    assert first.returncode == 0 and trash_files(home) == ["a"], first.stderr
+    return env, home
+
+
 def test_the_shims_and_the_net_trash_into_a_home_in_the_temp_dir(sandbox):
     require_net()
     env, home = home_in_temp(sandbox)
@@ -43,10 +53,7 @@ def test_the_shims_and_the_net_trash_into_a_home_in_the_temp_dir(sandbox):
 def test_the_net_keeps_the_trash_and_the_state_in_the_temp_dir(sandbox):
     require_net()
     busybox = require("busybox")
-    env, home = home_in_temp(sandbox)
-    (sandbox.work / "a").write_text("a")
-    first = sandbox.run("rm", "a", env=env)
-    assert first.returncode == 0 and trash_files(home) == ["a"], first.stderr
+    env, home = home_with_a_trashed_file(sandbox)
     state_before = state_files(home)
     share = home / ".local" / "share"
     (sandbox.tmpdir / "cc").mkdir()
@@ -160,10 +167,7 @@ def test_the_quick_paths_defer_to_the_full_judgement_in_a_kept_root(sandbox):
     # One file at a time, absolute and relative to the temp dir: the spellings the
     # net's fast paths take for temp files.
     require_net()
-    env, home = home_in_temp(sandbox)
-    (sandbox.work / "a").write_text("a")
-    first = sandbox.run("rm", "a", env=env)
-    assert first.returncode == 0 and trash_files(home) == ["a"], first.stderr
+    env, home = home_with_a_trashed_file(sandbox)
     trash = home / ".local" / "share" / "Trash"
     ledger = next((home / ".local" / "state" / "safedel" / "bulk-guard").rglob("*.jsonl"))
     relative = os.path.relpath(trash / "info" / "a.trashinfo", sandbox.tmpdir)

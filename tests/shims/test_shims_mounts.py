@@ -99,13 +99,19 @@ for call, path in ((os.remove, "x/notes.txt"), (shutil.rmtree, "x"), (shutil.rmt
 """
 
 
-def test_the_python_shim_keeps_a_bind_mounted_project(sandbox):
+def _run_program(sandbox, name, text, interpreter):
+    """(proj, tmp, completed, stdout) of program text run with interpreter on the
+    layout's temp dir, in its namespace, with the shims alone."""
     proj, tmp, setup = _layout(sandbox)
-    program = sandbox.root / "delete.py"
-    program.write_text(PYTHON)
-    script = f"{sys.executable} {program} {tmp}"
+    program = sandbox.root / name
+    program.write_text(text)
+    script = f"{interpreter} {program} {tmp}"
     done = run_in_namespace(sandbox, setup, script, run_options=("--net", "off"))
-    out = done.stdout.decode()
+    return proj, tmp, done, done.stdout.decode()
+
+
+def test_the_python_shim_keeps_a_bind_mounted_project(sandbox):
+    proj, tmp, done, out = _run_program(sandbox, "delete.py", PYTHON, sys.executable)
     assert "ok plain.txt" in out and "ok e" in out, (out, done.stderr)
     for path in ("x/notes.txt", "x", "d", "x/keep.txt"):
         assert f"failed {path} " in out or f"ok {path}" in out, (out, done.stderr)
@@ -133,12 +139,7 @@ for (const [call, path, options] of calls) {
 
 def test_the_node_shim_keeps_a_bind_mounted_project(sandbox):
     node = require("node")
-    proj, tmp, setup = _layout(sandbox)
-    program = sandbox.root / "delete.js"
-    program.write_text(NODE)
-    script = f"{node} {program} {tmp}"
-    done = run_in_namespace(sandbox, setup, script, run_options=("--net", "off"))
-    out = done.stdout.decode()
+    proj, tmp, done, out = _run_program(sandbox, "delete.js", NODE, node)
     assert "ok plain.txt" in out and "ok e" in out, (out, done.stderr)
     reached = [tmp / "x" / "notes.txt", tmp / "x", tmp / "d" / "in", tmp / "x" / "keep.txt"]
     # Node's rmSync stops at its first error, so what d held beside the mount may stay.
