@@ -12,7 +12,7 @@ import sys
 import time
 import traceback
 
-from safedel import materialize
+from safedel.executor import shimhome
 
 from . import (
     bigdir,
@@ -75,7 +75,7 @@ def parse(argv):
 
 def run_all(profile, selected, root):
     try:
-        shim_home = materialize.materialize(f"{root}/shims")
+        shim_home = shimhome.materialize(f"{root}/shims")
         broken = None
     except OSError as exc:
         shim_home, broken = None, f"cannot materialise the shim home: {exc}"

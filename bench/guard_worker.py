@@ -12,7 +12,8 @@ import os
 import sys
 import time
 
-from safedel.core import deletion, settings
+from safedel.core import deletion
+from safedel.core.contract import settings
 
 
 def nothing(_settings, _runtime, _paths):

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from safedel import environment
+from safedel.executor import childenv
 
 # The interpreter running the bench, as invoked: a venv's python keeps the venv's
 # site-packages (and so the installed safedel) for the child scripts.
@@ -87,10 +87,10 @@ class Sandbox:
         """What `safedel run` gives a child; the exempt dir is this sandbox's TMPDIR."""
         if fresh_turn:
             self.turns += 1
-        options = environment.RunOptions(
+        options = childenv.RunOptions(
             session="bench", turn=f"turn-{self.turns}", threshold=threshold
         )
-        env = environment.child_environment(self.base_env(), self.shim_home, options)
+        env = childenv.child_environment(self.base_env(), self.shim_home, options)
         # As `safedel run` started in the work tree would decide: that is the workspace.
         env.setdefault("SAFEDEL_WORKSPACE_ROOTS", os.path.realpath(self.work))
         return env
@@ -100,7 +100,7 @@ class Sandbox:
         uses (runstate.record): the run record, the pointer its launchers find it by
         from the process tree, and SAFEDEL_RUN_ID. A launcher then reads its turn and
         ledger names from the record, as it does under `safedel run`."""
-        from safedel import runstate
+        from safedel.executor import runstate
 
         env = self.shim_env(threshold)
         run_id = "r-" + os.urandom(6).hex()
@@ -121,7 +121,7 @@ class Sandbox:
 
     def close(self):
         if self.runs:
-            from safedel.core import runpointer
+            from safedel.core.contract import runpointer
 
             runpointer.unpoint()  # as `safedel run` does when its command ends
         shutil.rmtree(self.root, ignore_errors=True)

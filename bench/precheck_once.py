@@ -11,16 +11,16 @@ import os
 import sys
 import time
 
-from safedel.core import rmcheck
+from safedel.core import removable
 
 
 def main(path):
     st = os.lstat(path)
-    user = rmcheck.User()
+    user = removable.User()
     user.privileged, user.uid = False, st.st_uid  # the owner's view, even as root
-    rmcheck.mount_points()  # read once per process, as the launcher does
+    removable.mount_points()  # read once per process, as the launcher does
     start = time.perf_counter()
-    whole = rmcheck.whole_tree(path, st, user)
+    whole = removable.whole_tree(path, st, user)
     seconds = time.perf_counter() - start
     print(json.dumps({"seconds": seconds, "whole": whole}))
 

@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from safedel.core import regenerable
+from safedel.core.guard import regenerable
 
 
 def main(directory):

@@ -9,7 +9,8 @@ import json
 import sys
 import time
 
-from safedel.core import deletion, settings
+from safedel.core import deletion
+from safedel.core.contract import settings
 
 
 def main(path):

@@ -61,7 +61,7 @@ def _dispatch(argv):
         os.environ["SAFEDEL_ACTIVE"] = "0"
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "run" and not {"--help", "-h"} & set(_options_part(argv[1:])):
-        from .runner import main as run_main
+        from .executor.runner import main as run_main
 
         sys.exit(run_main(argv[1:]))
     if argv[:1] == ["bootstrap"] and len(argv) <= 2 and not any(a[:1] == "-" for a in argv[1:]):
@@ -71,7 +71,7 @@ def _dispatch(argv):
         sys.exit(bootstrap_main(argv[1:]))
     if argv[:1] in (["list"], ["restore"]):
         # A large trash: the common forms skip typer and rich (quick.py).
-        from .quick import run as quick_run
+        from .trash.quick import run as quick_run
 
         code = quick_run(argv)
         if code is not None:

@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from safedel import environment, materialize
-from safedel.core import markers
+from safedel.core.report import markers
+from safedel.executor import childenv, shimhome
 
 IN_CI = os.environ.get("CI") == "true"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,7 +33,7 @@ def require(tool):
 
 @pytest.fixture(scope="session")
 def shim_home(tmp_path_factory):
-    return materialize.materialize(str(tmp_path_factory.mktemp("shims")))
+    return shimhome.materialize(str(tmp_path_factory.mktemp("shims")))
 
 
 class Sandbox:
@@ -73,10 +73,10 @@ class Sandbox:
 
     def shim_env(self, threshold=None, turn=None, **extra):
         """The environment `safedel run` gives a child, for driving tools directly."""
-        options = environment.RunOptions(
+        options = childenv.RunOptions(
             session=self.session, turn=turn or self.turn, threshold=threshold
         )
-        env = environment.child_environment(self.base_env(**extra), self.shim_home, options)
+        env = childenv.child_environment(self.base_env(**extra), self.shim_home, options)
         # As `safedel run` started in the work tree would: that is the workspace.
         env.setdefault("SAFEDEL_WORKSPACE_ROOTS", os.path.realpath(self.work))
         if "SAFEDEL_TURN_START" not in extra:

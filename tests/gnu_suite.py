@@ -108,11 +108,11 @@ def run_base(work):
 
 def safedel_env(work, home_dir, test, tree):
     """What `safedel run` gives a command, for nobody, with this test as the turn."""
-    from safedel import environment
+    from safedel.executor import childenv
 
     base = run_base(work)
-    options = environment.RunOptions(session="gnu-suite", turn=test, threshold=99999)
-    env = environment.child_environment(base, home_dir, options)
+    options = childenv.RunOptions(session="gnu-suite", turn=test, threshold=99999)
+    env = childenv.child_environment(base, home_dir, options)
     # Only the launchers are under test: the shells' and runtimes' hooks stay out (perl
     # -T, for one, refuses to run anything while ENV is set).
     for hook in ("BASH_ENV", "ENV", "ZDOTDIR", "NODE_OPTIONS", "PYTHONPATH"):
@@ -142,14 +142,14 @@ def net_run(work, package, test, tree, keep_shims):
 
 
 def shim_home(work):
-    from safedel import materialize
+    from safedel.executor import shimhome
 
-    real_python = materialize.python_for_launchers
-    materialize.python_for_launchers = lambda: "/usr/bin/python3"
+    real_python = shimhome.python_for_launchers
+    shimhome.python_for_launchers = lambda: "/usr/bin/python3"
     try:
-        home_dir = materialize.materialize(os.path.join(work, "shims"))
+        home_dir = shimhome.materialize(os.path.join(work, "shims"))
     finally:
-        materialize.python_for_launchers = real_python
+        shimhome.python_for_launchers = real_python
     subprocess.run(["chmod", "-R", "a+rX", os.path.join(work, "shims")], check=True)
     return home_dir
 

@@ -11,8 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .. import environment, materialize
-from ..core import host, settings, trashdirs, trashlist
+from ..core.contract import host, settings
+from ..core.trash import dirs, visible
+from ..executor import childenv, shimhome
 
 PATCHED_PYTHON = "import os, posix; print(os.remove is not posix.remove)"
 
@@ -31,19 +32,19 @@ def _probe(argv, env):
 def checks():
     """Yield (check, ok, detail) for each piece, in the order a deletion meets them."""
     try:
-        home = materialize.materialize()
+        home = shimhome.materialize()
     except OSError as exc:
         yield "shim directory", False, str(exc)
         return
     yield "shim directory", True, home
-    env = environment.child_environment(
-        os.environ, home, environment.RunOptions(session="doctor", turn="doctor")
+    env = childenv.child_environment(
+        os.environ, home, childenv.RunOptions(session="doctor", turn="doctor")
     )
     try:
-        trashdirs.ensure_trash_root(trashdirs.home_trash())
-        yield "home trash", True, os.fsdecode(trashdirs.home_trash())
+        dirs.ensure_trash_root(dirs.home_trash())
+        yield "home trash", True, os.fsdecode(dirs.home_trash())
     except OSError as exc:
-        yield "home trash", False, f"{os.fsdecode(trashdirs.home_trash())}: {exc}"
+        yield "home trash", False, f"{os.fsdecode(dirs.home_trash())}: {exc}"
     state_dir = settings.load(env).state_dir
     yield "state directory", not os.path.islink(state_dir), state_dir
     ok, output = _probe([os.path.join(home, "bin", "rm"), "--version"], env)
@@ -60,7 +61,7 @@ def checks():
         yield "node preload", True, "node is not installed (nothing to protect)"
     found = host.current()
     yield "host", True, f"{found.name} ({found.kind}: {found.evidence})"
-    skipped = trashlist.foreign_trash_dirs()
+    skipped = visible.foreign_trash_dirs()
     notes = "; ".join(why for _, why in skipped)
     yield "foreign trash dirs", True, f"skipped by list and restore: {notes}" if skipped else "none"
     if sys.platform.startswith("linux"):
@@ -85,11 +86,11 @@ def doctor(
     ),
 ) -> None:
     """Check the shims, the trash and the state directory on this machine."""
-    from .. import trashhealth
+    from ..trash import health
 
     if repair:
-        trashhealth.repair(typer.echo)
-    results = list(checks()) + list(trashhealth.checks())
+        health.repair(typer.echo)
+    results = list(checks()) + list(health.checks())
     if as_json:
         rows = [{"check": c, "ok": ok, "detail": d} for c, ok, d in results]
         typer.echo(json.dumps(rows, indent=2))

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import environment, materialize
+from ..executor import childenv, shimhome
 from ..shells import SHELLS, export_lines
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
@@ -27,7 +27,7 @@ def env(
     """Print the shim environment (only what changes) for SHELL or as JSON."""
     if shell not in SHELLS:
         raise typer.BadParameter(f"choose one of {', '.join(SHELLS)}", param_hint="--shell")
-    options = environment.RunOptions(
+    options = childenv.RunOptions(
         session=session,
         turn=turn,
         tool_call=tool_call,
@@ -36,7 +36,7 @@ def env(
         trash_dir=trash_dir,
         no_exempt=no_exempt,
     )
-    values = environment.contract(os.environ, materialize.materialize(), options)
+    values = childenv.contract(os.environ, shimhome.materialize(), options)
     if as_json:
         typer.echo(json.dumps(values, indent=2, sort_keys=True))
     else:

@@ -11,9 +11,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import approval
-from ..core import guard, settings
-from ..core.signals import take_pending
+from ..core.contract import settings
+from ..core.guard import ledger
+from ..core.guard.signals import take_pending
+from ..executor import approval
 from ..shells import turncheck
 
 app = typer.Typer(
@@ -77,8 +78,8 @@ def status(
     """Show the turn's count, threshold and state (open, approved or rejected)."""
     target = Target(session, turn, state_dir)
     try:
-        state = guard.status(target.state_dir, target.session, target.turn)
-    except guard.GuardError as exc:
+        state = ledger.status(target.state_dir, target.session, target.turn)
+    except ledger.GuardError as exc:
         _fail(f"{target.describe()}: {exc}")
     threshold = state.threshold or target.settings.threshold
     warning = None if turn else turncheck.problem()
@@ -119,7 +120,7 @@ def approve(
 ) -> None:
     """Allow bulk deletion (or, with --outside-workspace, deletions outside the
     workspace) for the rest of the turn."""
-    op = guard.APPROVE_OUTSIDE if outside_workspace else "approve"
+    op = ledger.APPROVE_OUTSIDE if outside_workspace else "approve"
     _mark(op, session, turn, state_dir, token_file)
 
 
@@ -147,10 +148,10 @@ def _mark(op, session, turn, state_dir, token_file):
     target.settings.state_dir = target.state_dir
     target.settings.session, target.settings.turn = target.session, target.turn
     try:
-        guard.mark(target.settings, op, "cli")
-    except guard.GuardError as exc:
+        ledger.mark(target.settings, op, "cli")
+    except ledger.GuardError as exc:
         _fail(f"{target.describe()}: {exc}")
-    done = {guard.APPROVE_OUTSIDE: "approved deletions outside the workspace in"}.get(
+    done = {ledger.APPROVE_OUTSIDE: "approved deletions outside the workspace in"}.get(
         op, {"approve": "approved", "reject": "rejected"}.get(op, op)
     )
     typer.echo(f"{done} {target.describe()}")
@@ -172,8 +173,8 @@ def reset(
     target = Target(session, turn, state_dir)
     _allowed(target, token_file, "reset")
     try:
-        removed = guard.reset(target.state_dir, target.session, turn)
-    except guard.GuardError as exc:
+        removed = ledger.reset(target.state_dir, target.session, turn)
+    except ledger.GuardError as exc:
         _fail(str(exc))
     what = target.describe() if turn else f"every turn of session {target.session!r}"
     typer.echo(f"reset {what} ({removed} ledger(s) removed)")

@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import catalog, catalogquery
-from ..core import settings as core_settings
+from ..core.contract import settings as core_settings
+from ..trash import catalog, catalogquery
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
 _DURATION = re.compile(r"(\d+)([smhdw])")
@@ -44,7 +44,7 @@ def warn(message):
 def append_events(settings, events):
     """Add events to the report; a report that cannot be written is a warning only
     (what the command did is done)."""
-    from ..core import report as core_report
+    from ..core.report import write as core_report
 
     try:
         core_report.append(settings.report, events)
@@ -72,7 +72,7 @@ def table(found, size_of):
     from rich.table import Table
     from rich.text import Text as RichText
 
-    from ..trashhealth import human
+    from ..trash.health import human
 
     total = human(sum(size_of.get(item.file_path, 0) for item in found))
     title = f"{len(found)} item{'s' if len(found) != 1 else ''} in the trash, {total}"
@@ -110,7 +110,7 @@ def by_turn(found, size_of, report_path):
 
 
 def print_turns(groups):
-    from ..trashhealth import human
+    from ..trash.health import human
 
     for group in groups:
         who = (
@@ -146,7 +146,7 @@ def list_(
 
         cutoff = parse_since(since) * 1000 if since is not None else None
         return list_git.show(report_path, session, turn, cutoff, as_json)
-    from .. import recyclebin
+    from ..trash import recyclebin
 
     if as_json and not (turns or since or session or turn) and not recyclebin.in_use():
         # Each item's row as the catalog cache keeps it: what quick.py prints too.
@@ -154,7 +154,7 @@ def list_(
         rows = catalogquery.json_rows(base, warn)
         typer.echo(b"[" + b", ".join(rows) + b"]")
         return
-    from ..purging import sizes
+    from ..trash.purge import sizes
 
     found = select(prefix, since, session, turn, report_path)
     size_of = sizes(found)

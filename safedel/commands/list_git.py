@@ -6,8 +6,8 @@ import time
 
 import typer
 
-from .. import catalog
 from ..core.git import undo as git_undo
+from ..trash import catalog
 
 
 def snapshot_events(report_path, session, turn, since_ms):

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..core import markerscan
+from ..core.report import markerscan
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
 

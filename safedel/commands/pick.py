@@ -11,8 +11,8 @@ import sys
 
 import typer
 
-from .. import catalog
-from ..core import report as core_report
+from ..core.report import write as core_report
+from ..trash import catalog
 from .list import warn
 
 MAX_TURNS = 26

@@ -6,10 +6,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import catalog, purging
-from ..core import report as core_report
-from ..core import settings as core_settings
-from ..trashhealth import human
+from ..core.contract import settings as core_settings
+from ..core.report import write as core_report
+from ..trash import catalog
+from ..trash import purge as purging
+from ..trash.health import human
 from .list import append_events, warn
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
@@ -41,7 +42,7 @@ def purge(
     retention_values: Annotated[Text, typer.Option("--retention-values", hidden=True)] = None,
 ) -> None:
     """Delete items from the trash for good (every trash dir safedel lists)."""
-    from ..approval import refuse_inside
+    from ..executor.approval import refuse_inside
 
     why = refuse_inside("deleting from the trash for good")
     if why is not None and not dry_run:
@@ -143,7 +144,7 @@ def _stale_segments(settings, purged=(), values=None):
     """Report segments past the configured retention (or values') that no restore or
     undo needs once this purge is done (the items it purges no longer hold a segment
     back)."""
-    from .. import reportretention, retention
+    from ..trash import reportretention, retention
 
     age = (retention.configured() if values is None else values).get("retention")
     if not age:
@@ -164,7 +165,7 @@ def _stale_segments(settings, purged=(), values=None):
 def _drop_segments(settings, segments):
     """Each segment goes whole; one that changed since it was judged stays. A segment
     dropped is one purge event in the current report, for the audit trail."""
-    from .. import reportretention
+    from ..trash import reportretention
 
     events = []
     for segment in segments:
@@ -205,7 +206,7 @@ def _retention_pass(report, values_json):
     """What `safedel run` starts in the background: the configured purges, quietly.
     values_json: the retention settings the run read before its command started (a
     command that rewrote the config file meanwhile does not choose what is purged)."""
-    from .. import retention
+    from ..trash import retention
 
     values = retention.configured() if values_json is None else retention.parse(values_json)
 

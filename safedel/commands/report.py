@@ -7,9 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..catalog import printable
-from ..core import report as core_report
-from ..core import settings as core_settings
+from ..core.contract import settings as core_settings
+from ..core.report import write as core_report
+from ..trash.catalog import printable
 from .list import warn
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time

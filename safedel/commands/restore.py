@@ -6,11 +6,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import catalog, catalogquery, restoring
-from ..core import report as core_report
-from ..core import settings as core_settings
+from ..core.contract import settings as core_settings
 from ..core.git import undo as git_undo
-from ..restoreflow import Outcome, restore_one
+from ..core.report import write as core_report
+from ..trash import catalog, catalogquery
+from ..trash import restore as restoring
+from ..trash.restoreflow import Outcome, restore_one
 from .list import append_events, warn
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
@@ -25,9 +26,10 @@ def present():
 
 def orphan_item(name, destination):
     """An Item for a payload in some trash's files/ that has no info file."""
-    from ..core import trashinfo, trashlist
+    from ..core.trash import info as trashinfo
+    from ..core.trash import visible
 
-    for root in trashlist.visible_trash_dirs():
+    for root in visible.visible_trash_dirs():
         info = os.path.join(root, b"info", name + trashinfo.INFO_SUFFIX)
         if os.path.lexists(os.path.join(root, b"files", name)) and not os.path.lexists(info):
             return catalog.Item(root, name, destination, "", (0, 0))

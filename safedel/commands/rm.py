@@ -13,7 +13,7 @@ RAW_ARGS["allow_interspersed_args"] = False
 
 def main(args):
     """rm's exit status for args; the runtime in the report is "rm"."""
-    from ..core import rm as gnu_rm
+    from ..core.gnu import rm as gnu_rm
 
     return gnu_rm.run(list(args), runtime="rm", name="rm")
 

@@ -4,7 +4,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import runner
+from ..executor import runner
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
 

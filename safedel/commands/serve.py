@@ -20,7 +20,7 @@ def serve(
     """Run commands for an agent harness over NDJSON (a Unix socket or stdio)."""
     if bool(socket) == stdio:
         raise typer.BadParameter("give exactly one of --socket PATH and --stdio")
-    from ..approval import refuse_inside
+    from ..executor.approval import refuse_inside
     from ..serve import server, transport
 
     # A server started by a command would let that command answer its own runs' guard

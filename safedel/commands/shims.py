@@ -4,7 +4,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import materialize
+from ..executor import shimhome
 
 
 def shims(
@@ -14,4 +14,4 @@ def shims(
     ] = None,
 ) -> None:
     """Materialise the shims (bin/, python/, node/, hooks) and print their directory."""
-    typer.echo(materialize.materialize(directory))
+    typer.echo(shimhome.materialize(directory))

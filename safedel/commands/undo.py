@@ -9,8 +9,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import catalog, restoring, undoing
-from ..core import settings as core_settings
+from ..core.contract import settings as core_settings
+from ..trash import catalog, restore
+from ..trash import undo as undoing
 from .list import warn
 from .restore import Outcome, finish, reapply_snapshots, restore_all
 
@@ -43,7 +44,7 @@ def undo(
     if dry_run:
         return _preview(turns, as_json)
     outcome = Outcome()
-    conflict = restoring.RENAME if rename else restoring.REFUSE
+    conflict = restore.RENAME if rename else restore.REFUSE
     for turn in turns:
         say = restore_all(settings, turn.items, conflict, outcome, quiet=as_json)
         for event in turn.gone:

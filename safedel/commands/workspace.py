@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..core import settings, workspace, workspace_files
+from ..core.contract import settings
+from ..core.policy import workspace, workspacefiles
 
 app = typer.Typer(
     name="workspace",
@@ -39,14 +40,14 @@ class Place:
 
     def read(self, scope):
         if scope == "session":
-            return workspace_files.read_session(self.state_dir, self.session)
-        return workspace_files.read_list(self.file_for(scope))
+            return workspacefiles.read_session(self.state_dir, self.session)
+        return workspacefiles.read_list(self.file_for(scope))
 
     def write(self, scope, entries):
         if scope == "session":
-            workspace_files.write_session(self.state_dir, self.session, entries)
+            workspacefiles.write_session(self.state_dir, self.session, entries)
         else:
-            workspace_files.write_list(self.file_for(scope), entries)
+            workspacefiles.write_list(self.file_for(scope), entries)
 
     def stored_form(self, scope, real):
         """The entry to store: a real path, relative for a committed project file so
@@ -99,7 +100,7 @@ def _edit(scope, directory, session, state_dir, change):
     """Load SCOPE's entries, let change(place, real, entries) return the new list (or
     None for nothing to do), save it, and return the resolved folder."""
     _check_scope(scope)
-    from ..approval import refuse_inside
+    from ..executor.approval import refuse_inside
 
     why = refuse_inside("changing the workspace")
     if why is not None:

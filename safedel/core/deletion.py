@@ -26,10 +26,13 @@ import errno
 import os
 import sys
 
-from . import mounts, policy, report, resolve, trash, workspace
-from .guardstage import Refused, authorize
+from . import mounts, resolve
+from .contract.settings import warn_once
+from .guard.stage import Refused, authorize
 from .outcome import DeletionError, Outcome
-from .settings import warn_once
+from .policy import targets, workspace
+from .report import write
+from .trash import move
 
 PROTECTED, EXEMPT, TRASH = "protected", "exempt", "trash"
 __all__ = ["DeletionError", "Outcome", "Refused", "authorize", "judge", "classify", "delete"]
@@ -42,7 +45,7 @@ def absolute(path):
     target = resolve.resolve_or_none(path)
     if target is not None:
         return target.shown
-    raw, _ = trash.split_trailing_slash(os.fsencode(path))
+    raw, _ = move.split_trailing_slash(os.fsencode(path))
     return os.fsdecode(os.path.abspath(raw))
 
 
@@ -50,9 +53,9 @@ def judge(settings, path, dir_fd=None):
     """Resolve path and decide its class: target.klass is PROTECTED (target.reason says
     why), EXEMPT or TRASH. Raises OSError when the kernel can't reach its parent."""
     target = path if isinstance(path, resolve.Target) else resolve.resolve(path, dir_fd)
-    target.reason = policy.target_protected(target)
+    target.reason = targets.target_protected(target)
     target.klass = PROTECTED if target.reason else classify(target, settings)
-    if not policy.reaches_exempt(target.parent, settings.exempt):
+    if not targets.reaches_exempt(target.parent, settings.exempt):
         resolve.remember(target)
     return target
 
@@ -70,7 +73,7 @@ def classify(target, settings):
     exempt_roots = workspace.real_exempt(settings.exempt)
     if workspace.nearest_exempt(target.shown, exempt_roots) is None:
         return TRASH  # the commonest case: nothing exempt to weigh
-    from . import kept  # only for a target in an exempt root
+    from .policy import kept  # only for a target in an exempt root
 
     roots = workspace.root_paths(handed=settings.workspace_roots)
     kept_roots = kept.roots(settings, exempt_roots)
@@ -112,8 +115,8 @@ def refuse(settings, runtime, target, announce=None):
     """Signal a protected target (marker, `refuse` event); return the error to raise."""
     if announce:
         announce(target.reason)
-    from .guardrefusal import report_refusals
-    from .markers import FAIL_CLOSED, emit  # only on a refusal
+    from .guard.refusal import report_refusals
+    from .report.markers import FAIL_CLOSED, emit  # only on a refusal
 
     emit(FAIL_CLOSED, {"path": target.shown, "reason": target.reason})
     report_refusals(settings, runtime, [target.shown], target.reason)
@@ -124,7 +127,7 @@ def carry_out(settings, runtime, target):
     """Delete an authorized, judged target for real (EXEMPT) or trash it (TRASH).
     Returns the Outcome; raises DeletionError (or OSError from the trash) on failure."""
     if target.klass == EXEMPT:
-        from . import realdelete  # exempt paths only
+        from .trash import realdelete  # exempt paths only
 
         realdelete.remove(target)
         return Outcome(target, "deleted")
@@ -152,8 +155,8 @@ def trash_one(settings, runtime, path):
     (marker, `refuse` event), then raised."""
     try:
         home = settings.home_trash and os.fsencode(settings.home_trash)
-        record = trash.trash(path, settings.trash_dir, home)
-    except trash.TrashFailure as exc:
+        record = move.trash(path, settings.trash_dir, home)
+    except move.TrashFailure as exc:
         shown = absolute(path)
         if exc.errno == errno.ENOENT and not os.path.lexists(shown):
             # Gone meanwhile (`rm -f x x`, a racing cleanup): the tool's own ENOENT, as
@@ -162,8 +165,8 @@ def trash_one(settings, runtime, path):
         if exc.errno == errno.EPERM and _pinned(shown):
             # chattr +i/+a: the real tool's unlink fails the same way; nothing changed.
             raise PermissionError(errno.EPERM, os.strerror(errno.EPERM), shown) from None
-        from .guardrefusal import report_refusals
-        from .markers import FAIL_CLOSED, emit
+        from .guard.refusal import report_refusals
+        from .report.markers import FAIL_CLOSED, emit
 
         emit(FAIL_CLOSED, {"path": shown, "reason": exc.reason})
         report_refusals(settings, runtime, [shown], exc.reason)
@@ -172,17 +175,17 @@ def trash_one(settings, runtime, path):
     # Set aside by the guard stage, which imports regenerable only when it needs it.
     # Another thread may be importing it right now: a module still without its table
     # has set nothing aside yet.
-    regenerable = sys.modules.get(__name__.rpartition(".")[0] + ".regenerable")
+    regenerable = sys.modules.get(__name__.rpartition(".")[0] + ".guard.regenerable")
     uncounted = getattr(regenerable, "uncounted", None)
     why = uncounted.pop(absolute(path), None) if uncounted is not None else None
     if why is not None:
         fields.update(counted=False, why=why)
     try:
-        report.append(settings.report, [report.event("trash", settings, runtime, **fields)])
+        write.append(settings.report, [write.event("trash", settings, runtime, **fields)])
     except OSError as exc:
         # The item is safe in the trash; only the audit line is missing.
         warn_once(f"cannot write the report {settings.report}: {exc.strerror or exc}")
-    from . import orphans  # only once something was trashed
+    from .trash import orphans  # only once something was trashed
 
     orphans.after_trash(record.trash_path, settings.state_dir)
     return record
@@ -190,7 +193,7 @@ def trash_one(settings, runtime, path):
 
 def _pinned(shown):
     """Whether the entry at shown, or its directory, has chattr +i or +a."""
-    from .rmcheck import pinned
+    from .removable import pinned
 
     try:
         parent = os.path.dirname(shown) or "."
@@ -255,4 +258,4 @@ def split_exempt(settings, paths):
 
 def protected(path):
     target = resolve.resolve_or_none(path)
-    return policy.target_protected(target) if target is not None else None
+    return targets.target_protected(target) if target is not None else None

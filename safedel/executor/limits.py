@@ -7,7 +7,7 @@ in a profile never stops every command.
 
 import os
 
-from ..core.settings import warn_once
+from ..core.contract.settings import warn_once
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000

@@ -30,7 +30,7 @@ def kernel_supports():
 def wanted(value, environ):
     """Whether `--net on|off` (value, or None) or config `net = ...` asks for the net."""
     if value is None:
-        from ..core import settings
+        from ..core.contract import settings
 
         value = settings.read_config(settings.config_path(environ)).get("net", "on")
     return str(value).strip().lower() not in ("0", "off", "false", "no")

@@ -11,7 +11,7 @@ as rm's own walk does; anyone else gets the directory left where it is.
 import os
 import stat
 
-from ..core import lendmode, rmcheck
+from ..core import lendmode, removable
 
 _LIST = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -24,7 +24,7 @@ def is_empty(parent_fd, name, st):
     except PermissionError:
         if os.geteuid() == 0:
             return False
-    return rmcheck.empty_despite_mode(name, st, rmcheck.User(), parent_fd)
+    return removable.empty_despite_mode(name, st, removable.User(), parent_fd)
 
 
 def _empty(parent_fd, name):

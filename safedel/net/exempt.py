@@ -17,7 +17,7 @@ judged, and the fast paths stop at the temp dir's entry that leads to them.
 
 import os
 
-from ..core import kept, workspace
+from ..core.policy import kept, workspace
 from . import mounts
 
 

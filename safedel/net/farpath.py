@@ -13,7 +13,9 @@ import os
 
 def item_of(found):
     """(the path or resolve.Target to judge and trash, why it is protected or None)."""
-    from ..core import deletion, policy, resolve, rmdeep
+    from ..core import deletion, resolve
+    from ..core.gnu import rmdeep
+    from ..core.policy import targets
 
     path = os.fsencode(found.path)
     if not rmdeep.too_long(path):
@@ -22,4 +24,4 @@ def item_of(found):
     parent_id = (parent_st.st_dev, parent_st.st_ino)
     item = resolve.Target(path, os.fsencode(found.parent), found.name, found.st, False, parent_id)
     item.parent_fd = found.parent_fd
-    return item, policy.target_protected(item)
+    return item, targets.target_protected(item)

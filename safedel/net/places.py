@@ -19,7 +19,7 @@
 
 import os
 
-from ..core import trashdirs
+from ..core.trash import dirs
 from . import exempt, gitblobs, gitcaller, ignored, mounts, statefiles, target, walk
 
 _TRASH_CACHES = (b"directorysizes", b"safedel-catalog")
@@ -29,7 +29,7 @@ class Places:
     def __init__(self, settings, environ, git=None, started=None, exempt_rule=None):
         """exempt_rule: the run's exempt.Exempt when the supervisor made it already."""
         # The home trash the run fixed, else the one its environment names.
-        home = settings.home_trash or trashdirs.home_trash(environ)
+        home = settings.home_trash or dirs.home_trash(environ)
         trashes = [os.fsdecode(home)]
         if settings.trash_dir:
             trashes.append(settings.trash_dir)

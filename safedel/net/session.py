@@ -3,8 +3,8 @@
 import os
 import time
 
+from ..core.contract.settings import warn_once
 from ..core.git import inert
-from ..core.settings import warn_once
 
 # Set in the command's environment while the net watches it: a nested `safedel run`
 # finds the listener slot taken (EBUSY) and knows the outer net already covers it.

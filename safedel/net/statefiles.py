@@ -29,7 +29,8 @@ import os
 import stat
 import time
 
-from ..core import guard, runpointer
+from ..core.contract import runpointer
+from ..core.guard import ledger
 
 KERNEL, REFUSE = "kernel", "refuse"
 
@@ -42,9 +43,9 @@ def verdict(path, state, caller_pid):
         return KERNEL if parts[1].partition("-")[0] == str(caller_pid) else REFUSE
     if len(parts) == 3 and parts[0] == "prompt-git":
         return KERNEL if parts[2] == f"git.{caller_pid}" else REFUSE
-    if parts[0] not in (guard.LEDGERS, guard.SIGNALS) or len(parts) not in (2, 3):
+    if parts[0] not in (ledger.LEDGERS, ledger.SIGNALS) or len(parts) not in (2, 3):
         return REFUSE
-    if len(parts) == 3 and parts[0] == guard.SIGNALS and _claimed_by(parts[2], caller_pid):
+    if len(parts) == 3 and parts[0] == ledger.SIGNALS and _claimed_by(parts[2], caller_pid):
         return KERNEL
     return KERNEL if _pruned(path, len(parts) == 2) else REFUSE
 
@@ -57,7 +58,7 @@ def may_rename(path, state, caller_pid):
         return True  # an atomic write's temporary file, renamed into place
     if len(parts) == 3 and parts[0] == "prompt-git":
         return name == f"git.{caller_pid}"
-    return len(parts) == 3 and parts[0] == guard.SIGNALS  # claimed by its reader
+    return len(parts) == 3 and parts[0] == ledger.SIGNALS  # claimed by its reader
 
 
 def _claimed_by(name, pid):
@@ -76,4 +77,4 @@ def _pruned(path, is_session_dir):
     except OSError:
         return False
     kind_ok = stat.S_ISDIR(st.st_mode) if is_session_dir else stat.S_ISREG(st.st_mode)
-    return kind_ok and max(st.st_mtime, st.st_ctime) < time.time() - guard.PRUNE_AGE
+    return kind_ok and max(st.st_mtime, st.st_ctime) < time.time() - ledger.PRUNE_AGE

@@ -15,7 +15,7 @@ import select
 import sys
 import time
 
-from ..core import settings
+from ..core.contract import settings
 from . import bpf, notify
 
 # The rest of the net is imported when first needed (_ready, _judging, _decide):
@@ -64,9 +64,9 @@ class Supervisor:
         try:
             self._serve()
         finally:
-            if "safedel.core.markers" in sys.modules:
-                sys.modules["safedel.core.markers"].route(None)
-                sys.modules["safedel.core.markers"].judge_for(None)
+            if "safedel.core.report.markers" in sys.modules:
+                sys.modules["safedel.core.report.markers"].route(None)
+                sys.modules["safedel.core.report.markers"].judge_for(None)
             self._finished.release()
 
     def serve(self):
@@ -232,7 +232,7 @@ class Supervisor:
 
     def _markers(self):
         """The markers module, routed to the command's stderr and judging for its run."""
-        from ..core import markers
+        from ..core.report import markers
 
         if self._marker_fd is not None:
             markers.route(self._marker_fd)  # this thread's markers: the command's stderr
@@ -246,7 +246,8 @@ class Supervisor:
     def _judge(self, found):
         """0 once trashed, or the errno the caller gets."""
         # Imported at the first judgement: `safedel run -- true` never pays for them.
-        from ..core import deletion, trash
+        from ..core import deletion
+        from ..core.trash import move
         from . import dirmodes, farpath
 
         markers = self._markers()
@@ -268,7 +269,7 @@ class Supervisor:
             _trash(conf, found, item)
         except deletion.Refused:
             return errno.EPERM
-        except trash.TrashFailure as exc:
+        except move.TrashFailure as exc:
             return exc.errno or errno.EIO
         except OSError as exc:
             return exc.errno or errno.EIO

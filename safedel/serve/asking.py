@@ -16,8 +16,8 @@ import sys
 import threading
 import traceback
 
+from ..core.guard.signals import run_key, signal_parts
 from ..core.private import open_dir
-from ..core.signals import run_key, signal_parts
 
 _IN_MOVED_TO = 0x00000080
 _IN_CLOEXEC = 0o2000000

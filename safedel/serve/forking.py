@@ -25,7 +25,7 @@ from . import forkserver
 
 CLONE = {"x86_64": 56, "aarch64": 220}  # clone's syscall number
 RESTART_SECONDS = 1.0
-POINTER_PLACES = 3  # at most one folder per place of core/runpointer.py
+POINTER_PLACES = 3  # at most one folder per place of core/contract/runpointer.py
 
 
 class Lost(Exception):

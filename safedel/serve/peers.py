@@ -20,8 +20,8 @@ A peer that is gone or unreadable is refused too: it cannot be told apart from o
 
 import os
 
-from ..core import runpointer
-from ..core.runrecord import read_closing
+from ..core.contract import runpointer
+from ..core.contract.runrecord import read_closing
 
 MAX_DEPTH = 4096  # the depth of a process tree is bounded; a loop is not
 

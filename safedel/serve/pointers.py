@@ -1,6 +1,6 @@
 """The run pointer of a served run, left by the run's root process before its exec.
 
-`safedel run` points to its run from its own pid (core/runpointer.py), and the
+`safedel run` points to its run from its own pid (core/contract/runpointer.py), and the
 processes under it find the pointer by walking up their ancestry: whatever a command
 does to SAFEDEL_RUN_ID, SAFEDEL_STATE_DIR, HOME or XDG_STATE_HOME, it stays bound to
 its run. A served run has no such process of its own between the server and the
@@ -8,7 +8,7 @@ command, so the command's root process carries the pointer: the child that the f
 server (or the direct fork) starts writes it, keyed by its own pid and start time,
 after setsid and before the filter and the exec. Nothing of the command runs before it
 exists, and a child that cannot write it into any folder it was given execs nothing
-(the run fails to start). Where no place opens at all (core/runpointer.py), the run
+(the run fails to start). Where no place opens at all (core/contract/runpointer.py), the run
 starts without a pointer, as `safedel run` does. The server opens the pointer folders
 (their ownership checked, as runpointer.open_place does) and hands their descriptors to
 the child; the child only opens, writes and closes a file in each. The server removes
@@ -19,7 +19,8 @@ import errno
 import os
 import threading
 
-from ..core import jsonl, runpointer
+from ..core import jsonl
+from ..core.contract import runpointer
 from ..core.private import PrivateDir
 from . import forkserver
 
@@ -110,7 +111,7 @@ class Pointer:
             self.close()
 
     def _named_for_run(self, folder):
-        from ..core.runrecord import read_closing
+        from ..core.contract.runrecord import read_closing
 
         for name in folder.listdir():
             try:

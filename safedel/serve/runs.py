@@ -15,12 +15,12 @@ import sys
 import threading
 import time
 
-from .. import approval, environment, runstate
-from ..core import report, runpointer, runrecord
-from ..core import settings as core_settings
-from ..core.guard import CONFIRM
-from ..core.outside import KIND as OUTSIDE
-from ..executor import capture, captured, process, result, tree, view
+from ..core.contract import runpointer, runrecord
+from ..core.contract import settings as core_settings
+from ..core.guard.ledger import CONFIRM
+from ..core.guard.outside import KIND as OUTSIDE
+from ..core.report import write as report
+from ..executor import approval, capture, captured, childenv, process, result, runstate, tree, view
 from . import pointers, protocol, sessions, terminal
 
 DRAIN_SECONDS = 1.0
@@ -56,7 +56,7 @@ class ServedRun:
         if spec["unprotected"]:
             merged["SAFEDEL_SERVE_RUN"] = self.run_id  # found by the next server (leftovers.py)
             return merged
-        options = environment.RunOptions(
+        options = childenv.RunOptions(
             decide_roots=True,
             cwd=spec["cwd"],
             session=session.id,
@@ -67,7 +67,7 @@ class ServedRun:
             workspace=session.roots,
         )
         merged.pop("SAFEDEL_TURN_FILE", None)
-        env = environment.child_environment(merged, self.server.home, options)
+        env = childenv.child_environment(merged, self.server.home, options)
         env.update(SAFEDEL_PROMPT="0", SAFEDEL_HARNESS="1")
         return env
 

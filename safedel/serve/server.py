@@ -17,9 +17,9 @@ import threading
 import time
 import traceback
 
-from .. import __version__, materialize
-from ..core import settings as core_settings
-from ..executor import environ, limits
+from .. import __version__
+from ..core.contract import settings as core_settings
+from ..executor import environ, limits, shimhome
 from . import asking, commands, forking, leftovers, peers, pointers, protocol, spares, transport
 
 KILL_GRACE_MS = 2_000
@@ -32,7 +32,7 @@ class Server:
         self.allow_unprotected = allow_unprotected
         self.base_env = environ.original()
         self.state_dir = core_settings.load(self.base_env).state_dir
-        self.home = materialize.materialize()
+        self.home = shimhome.materialize()
         self.version = __version__
         self.sessions = {}
         self.runs = {}

@@ -10,9 +10,10 @@ import itertools
 import os
 import threading
 
-from ..core import guard, workspace_files
-from ..core import settings as core_settings
-from ..core.outside import KIND as OUTSIDE
+from ..core.contract import settings as core_settings
+from ..core.guard import ledger
+from ..core.guard.outside import KIND as OUTSIDE
+from ..core.policy import workspacefiles
 from .protocol import ProtocolError
 
 CHOICES = ("allow_once", "allow_session", "deny")
@@ -21,7 +22,7 @@ CHOICES = ("allow_once", "allow_session", "deny")
 class Session:
     def __init__(self, session_id, roots, threshold, report):
         self.id = session_id
-        self.digest = guard.digest(session_id)
+        self.digest = ledger.digest(session_id)
         self.roots = roots
         self.threshold = threshold
         self.report = report
@@ -70,15 +71,15 @@ def answer(session, choice, request_id=None):
     if choice == "deny":
         op = "reject" if kind != OUTSIDE else None
     else:
-        op = guard.APPROVE_OUTSIDE if kind == OUTSIDE else "approve"
+        op = ledger.APPROVE_OUTSIDE if kind == OUTSIDE else "approve"
         if choice == "allow_session" and kind == OUTSIDE:
             _add_folders(session, settings, (payload or {}).get("targets") or [])
         elif choice == "allow_session":
             session.allow_all = True
     if op is not None:
         try:
-            guard.mark(settings, op, "serve")
-        except guard.GuardError as exc:
+            ledger.mark(settings, op, "serve")
+        except ledger.GuardError as exc:
             raise ProtocolError(str(exc)) from None
     return {"requestId": request_id, "turn": settings.turn, "applied": op}
 
@@ -90,9 +91,9 @@ def _add_folders(session, settings, targets):
     folders = [os.path.dirname(t) for t in targets if os.path.isabs(t)]
     with session.lock:
         session.roots = [*session.roots, *(f for f in folders if f not in session.roots)]
-    stored = workspace_files.read_session(settings.state_dir, session.id)
+    stored = workspacefiles.read_session(settings.state_dir, session.id)
     try:
-        workspace_files.write_session(
+        workspacefiles.write_session(
             settings.state_dir, session.id, [*stored, *(f for f in folders if f not in stored)]
         )
     except OSError:
@@ -103,6 +104,6 @@ def open_turn(session, env):
     """Approve a new turn up front when the user chose allow_session."""
     if session.allow_all:
         try:
-            guard.mark(core_settings.load(env), "approve", "serve")
-        except guard.GuardError:
+            ledger.mark(core_settings.load(env), "approve", "serve")
+        except ledger.GuardError:
             pass  # the guard then asks again, which fails closed

@@ -22,7 +22,8 @@ import os
 import threading
 import time
 
-from ..core import jsonl, runrecord
+from ..core import jsonl
+from ..core.contract import runrecord
 from ..core.private import open_dir
 from ..executor import capture
 

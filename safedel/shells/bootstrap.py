@@ -7,8 +7,9 @@ the CLI's imports; commands/bootstrap.py is its face for --help and completions.
 import os
 import sys
 
-from .. import __version__, environment, materialize
+from .. import __version__
 from ..core.private import open_under
+from ..executor import childenv, shimhome
 from . import SHELLS, export_lines, powershell_prelude, promptgit, render, shell_for_process
 
 
@@ -30,12 +31,12 @@ def detect_shell(environ):
 
 def script(shell, base, home):
     """The rendered bootstrap for shell, given the caller's environment and shim home."""
-    values = environment.contract(base, home, environment.RunOptions(interactive=True))
+    values = childenv.contract(base, home, childenv.RunOptions(interactive=True))
     # An interactive shell gets a new turn for each command line, never a fixed one,
     # and is asked about its own host by each command.
     for name in ("SAFEDEL_TURN", "SAFEDEL_TURN_START", "SAFEDEL_HOST"):
         del values[name]
-    prefix = environment.new_turn_id()
+    prefix = childenv.new_turn_id()
     # The template decides on the session: only the shell knows whether the one it
     # inherited is its own (the bootstrap loaded again) or a parent shell's.
     del values["SAFEDEL_SESSION"]
@@ -90,7 +91,7 @@ def main(argv):
         sys.stderr.write(f"safedel bootstrap: {problem}; name one of: {wanted}\n")
         return 2
     try:
-        home = materialize.materialize()
+        home = shimhome.materialize()
     except OSError as exc:  # a shim home someone else could have written: never use it
         sys.stderr.write(f"safedel bootstrap: {exc.strerror or exc}: {exc.filename or ''}\n")
         return 1

@@ -13,7 +13,7 @@ import stat
 import sys
 
 from ..core import deletion
-from ..core import settings as core_settings
+from ..core.contract import settings as core_settings
 from ..core.printable import printable
 
 

@@ -9,7 +9,9 @@ import pytest
 from conftest import last_markers
 from resultschema import valid_result
 
-from safedel.core import guard, markers, settings
+from safedel.core.contract import settings
+from safedel.core.guard import ledger as guard
+from safedel.core.report import markers
 
 WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "unit")
 WORKER = os.path.join(WORKER, "guard_worker.py")

@@ -8,7 +8,7 @@ import sys
 
 from conftest import require
 
-from safedel.core import trash
+from safedel.core.trash import move
 
 
 def listing(sandbox, *args):
@@ -42,7 +42,7 @@ def trash_many(sandbox, count, prefix="f"):
         for index in range(count):
             path = sandbox.work / f"{prefix}{index:04d}"
             path.write_text("x" * (index % 7))
-            trash.trash(str(path))
+            move.trash(str(path))
     finally:
         os.environ.clear()
         os.environ.update(old)
@@ -56,7 +56,7 @@ def test_cached_listings_match_a_cold_read_as_other_tools_change_the_trash(sandb
     trash_many(sandbox, 0)
     os.environ["XDG_DATA_HOME"], saved = env["XDG_DATA_HOME"], os.environ.get("XDG_DATA_HOME")
     try:
-        trash.trash(str(sandbox.work / "dir"))
+        move.trash(str(sandbox.work / "dir"))
     finally:
         if saved is None:
             del os.environ["XDG_DATA_HOME"]

@@ -13,11 +13,12 @@ import sys
 
 import pytest
 
-from safedel.core import trashinfo
+from safedel.core.trash import info as trashinfo
 
 TRASH = """
 import sys
-from safedel.core import deletion, settings
+from safedel.core import deletion
+from safedel.core.contract import settings
 s = settings.load()
 for path in sys.argv[1:]:
     deletion.trash_one(s, "python", path)

@@ -13,7 +13,8 @@ import sys
 import pytest
 from conftest import last_markers, require
 
-from safedel.core import guard, host, outside
+from safedel.core.contract import host
+from safedel.core.guard import ledger, outside
 
 HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v in table}
 
@@ -159,7 +160,7 @@ def test_on_a_terminal_it_is_a_question(sandbox, outside_file, answer, code):
     assert got == code, screen
     assert "1 item(s) outside the workspace" in screen and repr(str(target)) in screen
     assert target.exists() == (code == 1)
-    assert guard.status(str(sandbox.state), sandbox.session, sandbox.turn).outside == (code == 0)
+    assert ledger.status(str(sandbox.state), sandbox.session, sandbox.turn).outside == (code == 0)
     assert ("SAFE_DELETE_OUTSIDE_WORKSPACE" in screen) == (code == 1)
 
 

@@ -12,7 +12,7 @@ import time
 import pytest
 from conftest import require
 
-from safedel.core import trashinfo
+from safedel.core.trash import info as trashinfo
 
 
 def safedel(sandbox, *args, env=None, input=None):
@@ -382,7 +382,7 @@ def rotate_report(sandbox, days):
 def test_purge_drops_report_segments_past_the_retention(sandbox):
     """Old segments whose items are gone go; a segment still holding an undoable turn's
     item stays, as does the current file; what is left reads without a torn line."""
-    from safedel.core import reportfiles
+    from safedel.core.report import segments
 
     def turn(name, *files):
         for file in files:
@@ -415,7 +415,7 @@ def test_purge_drops_report_segments_past_the_retention(sandbox):
         assert path.read_bytes()[: len(data)] == data
     events = [
         json.loads(line)
-        for path in reportfiles.all_files(sandbox.report_path)
+        for path in segments.all_files(sandbox.report_path)
         for line in open(path, "rb")
     ]
     dropped = [e for e in events if e["operation"] == "purge" and e.get("kind") == "report"]

@@ -9,7 +9,8 @@ import sys
 # (with a threshold of 1) for refusals.
 EVENTS = """
 import sys
-from safedel.core import deletion, settings
+from safedel.core import deletion
+from safedel.core.contract import settings
 s = settings.load()
 paths = sys.argv[1:]
 try:

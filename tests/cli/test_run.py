@@ -9,7 +9,7 @@ import sys
 import pytest
 from resultschema import valid_result
 
-from safedel import environment, materialize
+from safedel.executor import childenv, shimhome
 
 
 def test_exit_code_is_the_commands(sandbox):
@@ -154,7 +154,8 @@ def test_env_command_matches_run(sandbox):
 def test_materialize_is_idempotent_and_race_safe(tmp_path):
     root = tmp_path / "root with 'quote' and $dollar"
     code = (
-        "import sys; from safedel import materialize; print(materialize.materialize(sys.argv[1]))"
+        "import sys; from safedel.executor import shimhome; "
+        "print(shimhome.materialize(sys.argv[1]))"
     )
     procs = [
         subprocess.Popen([sys.executable, "-c", code, str(root)], stdout=subprocess.PIPE)
@@ -166,9 +167,9 @@ def test_materialize_is_idempotent_and_race_safe(tmp_path):
     home = homes.pop().decode()
     assert sorted(os.listdir(root)) == [os.path.basename(home)]
     assert os.path.isfile(os.path.join(home, ".complete"))
-    assert materialize.materialize(str(root)) == home
+    assert shimhome.materialize(str(root)) == home
     env_sh = open(os.path.join(home, "posix", "env.sh")).read()
-    assert materialize.render("@SAFEDEL_HOME@", {"SAFEDEL_HOME": home}, repr) == repr(home)
+    assert shimhome.render("@SAFEDEL_HOME@", {"SAFEDEL_HOME": home}, repr) == repr(home)
     assert "'\\''" in env_sh  # the quote in the path is escaped for sh
 
 
@@ -187,12 +188,12 @@ def test_run_overhead_path_does_not_import_typer(sandbox):
 
 def test_contract_keeps_user_hooks_for_chaining():
     base = {"PATH": "/usr/bin", "BASH_ENV": "/u/bashenv", "ZDOTDIR": "/u/z", "HOME": "/u"}
-    env = environment.contract(base, "/h", environment.RunOptions(turn="T"))
+    env = childenv.contract(base, "/h", childenv.RunOptions(turn="T"))
     assert env["SAFEDEL_USER_BASH_ENV"] == "/u/bashenv"
     assert env["SAFEDEL_USER_ZDOTDIR"] == "/u/z"
     assert env["ZDOTDIR"] == "/h/zsh"
     nested = {**base, **env}
-    nested.update(environment.contract(nested, "/h", environment.RunOptions(turn="T")))
+    nested.update(childenv.contract(nested, "/h", childenv.RunOptions(turn="T")))
     assert nested["SAFEDEL_USER_BASH_ENV"] == "/u/bashenv"
     assert nested["SAFEDEL_USER_ZDOTDIR"] == "/u/z"
     assert nested["PATH"] == env["PATH"]

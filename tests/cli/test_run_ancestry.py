@@ -1,6 +1,6 @@
 """A command under `safedel run` stays under its run's session, turn and threshold, and
 cannot approve for the user, even when it drops or forges SAFEDEL_RUN_ID or moves
-SAFEDEL_STATE_DIR: the run is found from the process tree (core/runpointer.py)."""
+SAFEDEL_STATE_DIR: the run is found from the process tree (core/contract/runpointer.py)."""
 
 import os
 import subprocess

@@ -2,7 +2,7 @@
 in: with SAFEDEL_STATE_DIR, HOME and XDG_STATE_HOME pointed at directories it controls
 (empty, or holding a pointer folder of their own), and SAFEDEL_RUN_ID emptied, rm,
 Python, Node and the net still delete under the run's threshold, turn, ledger and
-report (core/runpointer.py)."""
+report (core/contract/runpointer.py)."""
 
 import os
 import subprocess
@@ -107,9 +107,9 @@ def test_one_rm_of_sixty_is_refused_whole(sandbox):
 
 
 def pointer_folders():
-    """The pointer folders of this uid, as core/runpointer.py names them, where their
+    """The pointer folders of this uid, as core/contract/runpointer.py names them, where their
     root exists (a home from the password database may not)."""
-    from safedel.core import runpointer
+    from safedel.core.contract import runpointer
 
     places = runpointer.places()
     return [os.path.join(root, *parts) for root, parts in places if os.path.isdir(root)]
@@ -132,7 +132,7 @@ def test_a_run_points_to_itself_in_every_place_and_leaves_none_behind(sandbox):
 def test_a_pointer_folder_others_can_write_to_is_not_read(tmp_path):
     # A folder another user could write to (here: world-writable) is skipped: what it
     # holds binds nothing.
-    from safedel.core import runpointer
+    from safedel.core.contract import runpointer
 
     root = tmp_path / "place"
     (root / "by-pid").mkdir(parents=True)

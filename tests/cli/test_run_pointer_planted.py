@@ -1,7 +1,7 @@
 """Another uid made /tmp/safedel-<uid> first, for a user with no runtime directory and no
 usable home (uid 65534: /nonexistent): no place takes that user's run pointer. The run
 still starts and binds its commands by SAFEDEL_RUN_ID, and says once on stderr which
-place refused and why, so that the planted folder can be removed (core/runpointer.py).
+place refused and why, so that the planted folder can be removed (core/contract/runpointer.py).
 """
 
 import json

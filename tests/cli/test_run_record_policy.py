@@ -1,6 +1,6 @@
 """A command under `safedel run` cannot change its run's deletion policy through its own
 environment: the workspace roots, the exempt roots, the outside-workspace choice and the
-trash are fixed in the run's record (core/runrecord.py), and every deleter under the run
+trash are fixed in the run's record (core/contract/runrecord.py), and every deleter under the run
 (the rm launcher, the Python and Node shims, and the net for what no shim sees) takes
 them from there, with the net on and off."""
 
@@ -16,7 +16,7 @@ from conftest import IN_CI, require
 from resultschema import valid_result
 from trashlisting import listings
 
-from safedel.core import markers
+from safedel.core.report import markers
 from safedel.net import kernel_supports
 
 # Each tried on its own file inside the workspace: the file must reach the run's trash.
@@ -204,7 +204,7 @@ def test_an_older_record_without_policy_leaves_it_to_the_environment(sandbox):
     # Its processes read their environment for the policy, as they did then.
     env = sandbox.base_env(SAFEDEL_RUN_ID=older_record(sandbox), **OLD_RECORD_ENV)
     code = (
-        "from safedel.core import settings; s = settings.load(); "
+        "from safedel.core.contract import settings; s = settings.load(); "
         "print(s.turn, s.threshold, s.exempt, s.workspace_roots, s.outside_workspace, "
         "s.trash_dir, s.home_trash)"
     )

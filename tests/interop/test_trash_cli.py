@@ -14,7 +14,7 @@ import sys
 import pytest
 from conftest import require
 
-from safedel.core import trash
+from safedel.core.trash import move
 
 ENTRY = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (.*)$")
 RESTORE_ROW = re.compile(r"^\s*(\d+) \S+ \S+ (.*)$")
@@ -72,12 +72,12 @@ def test_trash_list_shows_every_item_we_trash(user, tmp_path, tmpfs):
     mnt = tmpfs()
     items = make_items(tmp_path / "work", mnt)
     for path in items:
-        trash.trash(str(path))
+        move.trash(str(path))
     hostile = [b"new\nline", b"\xff\xfe-bytes", b"x" * 255]
     for raw in hostile:
         with open(os.path.join(os.fsencode(tmp_path / "work"), raw), "wb"):
             pass
-        trash.trash(os.path.join(os.fsencode(tmp_path / "work"), raw))
+        move.trash(os.path.join(os.fsencode(tmp_path / "work"), raw))
     done = trash_cli("trash-list", env=user)
     assert done.returncode == 0
     assert done.stderr == ""
@@ -95,7 +95,7 @@ def test_trash_cli_finds_the_file_for_every_entry(user, tmp_path, tmpfs):
     mnt = tmpfs()
     items = make_items(tmp_path / "work", mnt)
     for path in items:
-        trash.trash(str(path))
+        move.trash(str(path))
     roots = [user["XDG_DATA_HOME"] + "/Trash", f"{mnt}/.Trash-{os.getuid()}"]
     help_text = trash_cli("trash-list", "--help", env=user).stdout
     if "--files" in help_text:  # trash-cli >= 0.21
@@ -117,7 +117,7 @@ def test_trash_restore_restores_our_items(user, tmp_path, tmpfs):
     items = make_items(tmp_path / "work", mnt)
     kinds = {}
     for path in items:
-        kinds[path] = trash.trash(str(path)).kind
+        kinds[path] = move.trash(str(path)).kind
     for path in items:
         listing = trash_cli("trash-restore", str(path), env=user, input="")
         rows = {

@@ -94,13 +94,13 @@ def nobody_package(dest):
     """A copy of safedel that uid 65534 can import (the checkout may be root's alone);
     `safedel run` needs nothing beyond the standard library."""
     import safedel
-    from safedel import materialize
+    from safedel.executor import shimhome
 
     ignore = shutil.ignore_patterns("__pycache__")
     shutil.copytree(os.path.dirname(safedel.__file__), os.path.join(dest, "safedel"), ignore=ignore)
     shims = os.path.join(dest, "safedel", "shims")
     if not os.path.isfile(os.path.join(shims, "__init__.py")):
-        shutil.copytree(materialize.SHIMS_DIR, shims, ignore=ignore)
+        shutil.copytree(shimhome.SHIMS_DIR, shims, ignore=ignore)
     return dest
 
 

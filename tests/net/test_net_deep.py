@@ -16,7 +16,7 @@ import sys
 from conftest import require
 from netkit import require_net
 
-from safedel import catalog
+from safedel.trash import catalog
 
 NAME = "x" * 200
 LEVELS = 24  # 24 x 201 bytes: past PATH_MAX (4096) below the top

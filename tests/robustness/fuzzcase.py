@@ -111,7 +111,7 @@ def readable_package(dest):
     wheel puts them (an editable install maps them to the checkout's shims/).
     """
     import safedel
-    from safedel import materialize
+    from safedel.executor import shimhome
 
     if os.path.isdir(dest):
         return dest
@@ -119,7 +119,7 @@ def readable_package(dest):
     target = os.path.join(dest, "safedel")
     shutil.copytree(os.path.dirname(safedel.__file__), target, ignore=ignore)
     if not os.path.isfile(os.path.join(target, "shims", "__init__.py")):
-        shutil.copytree(materialize.SHIMS_DIR, os.path.join(target, "shims"), ignore=ignore)
+        shutil.copytree(shimhome.SHIMS_DIR, os.path.join(target, "shims"), ignore=ignore)
     for dist in requirement_closure("safedel"):
         for name in dist.files or ():
             source = str(dist.locate_file(name))

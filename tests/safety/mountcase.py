@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-from safedel.core import trash
+from safedel.core.trash import move
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -51,7 +51,7 @@ def where(m, *names):
 
 def trash_it(path, trash_dir=None):
     try:
-        return {"ok": trash.trash(path, trash_dir).as_event()}
+        return {"ok": move.trash(path, trash_dir).as_event()}
     except OSError as exc:
         return {"errno": exc.errno, "reason": getattr(exc, "reason", str(exc))}
 

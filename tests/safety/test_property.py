@@ -19,7 +19,7 @@ from conftest import require
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from safedel import catalog
+from safedel.trash import catalog
 
 WORK_TREE = ["a/", "a/b/", "a/f1", "b/", "b/f2", "f3", "a/b/f6"]
 TEMP_TREE = ["c/", "c/f4", "f5"]

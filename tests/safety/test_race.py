@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from safedel.core import realdelete, resolve
+from safedel.core import resolve
+from safedel.core.trash import realdelete
 
 from .conftest import attacker
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from safedel import catalog
+from safedel.trash import catalog
 
 
 def project(sandbox):

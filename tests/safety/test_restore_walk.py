@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from safedel import catalog, restorewalk
+from safedel.trash import catalog, restorewalk
 
 from .conftest import as_nobody
 

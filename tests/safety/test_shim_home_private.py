@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from safedel import __version__, materialize
+from safedel import __version__
+from safedel.executor import shimhome
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to plant as uid 65534")
 
@@ -28,7 +29,7 @@ def planted_cache(tmp_path):
     shared.mkdir()
     shared.chmod(0o1777)
     cache = shared / "cache"
-    name = f"{__version__}-{materialize.content_hash(list(materialize._sources()))}"
+    name = f"{__version__}-{shimhome.content_hash(list(shimhome._sources()))}"
     home = cache / "safedel" / "shims" / name
     (home / "bin").mkdir(parents=True)
     mark = tmp_path / "planted-code-ran"

@@ -13,7 +13,7 @@ import pytest
 import trashlisting
 from conftest import require
 
-from safedel import catalog, restoring
+from safedel.trash import catalog, restore
 
 from .conftest import HERE, NOBODY, need_root
 
@@ -240,8 +240,8 @@ def test_a_path_that_escapes_is_shown_invalid_and_never_restored(sandbox, path_f
     assert done.returncode == 1
     # --last picks among the same candidates; restore() itself refuses it too
     (item,) = catalog.items([os.fsencode(sandbox.trash)])
-    with pytest.raises(restoring.RestoreError):
-        restoring.restore(item)
+    with pytest.raises(restore.RestoreError):
+        restore.restore(item)
     assert (sandbox.trash / "files" / "planted").exists()
 
 

@@ -9,7 +9,8 @@ import sys
 import pytest
 from servekit import Raw, Served
 
-from safedel.core import jsonl, runpointer
+from safedel.core import jsonl
+from safedel.core.contract import runpointer
 from safedel.net import install, kernel_supports
 from safedel.net import spawn as direct
 from safedel.serve import forking, pointers
@@ -114,7 +115,10 @@ def test_the_pointer_is_the_roots_own_while_the_run_lasts(sandbox, net):
         assert served.stop() == 0
 
 
-SHOW = "from safedel.core import runpointer; import json; print(json.dumps(runpointer.enclosing()))"
+SHOW = (
+    "from safedel.core.contract import runpointer; import json; "
+    "print(json.dumps(runpointer.enclosing()))"
+)
 
 
 @pytest.mark.parametrize("how", ["fork server", "direct fork"])

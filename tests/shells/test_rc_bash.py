@@ -7,7 +7,7 @@ import pytest
 from conftest import require
 from rcshell import SAFEDEL, bootstrap, enter, environment, interrupt, noise, open_shell, read
 
-from safedel import environment as contract
+from safedel.executor import childenv as contract
 
 BASHRC = "PS1='$ '\n"
 

@@ -105,16 +105,16 @@ def nobody_area():
     import pathlib
     import tempfile
 
-    from safedel import materialize
+    from safedel.executor import shimhome
 
     root = pathlib.Path(tempfile.mkdtemp(prefix="safedel-nobody-", dir="/var/tmp"))
     os.chmod(root, 0o755)
-    real_python = materialize.python_for_launchers
-    materialize.python_for_launchers = lambda: "/usr/bin/python3"
+    real_python = shimhome.python_for_launchers
+    shimhome.python_for_launchers = lambda: "/usr/bin/python3"
     try:
-        home_dir = materialize.materialize(str(root / "shims"))
+        home_dir = shimhome.materialize(str(root / "shims"))
     finally:
-        materialize.python_for_launchers = real_python
+        shimhome.python_for_launchers = real_python
     subprocess.run(["chmod", "-R", "a+rX", str(root / "shims")], check=True)
     for name in ("home", "gnu", "ours", "state"):
         (root / name).mkdir()
@@ -123,7 +123,7 @@ def nobody_area():
 
 
 def nobody_env(root, home_dir, which):
-    from safedel import environment
+    from safedel.executor import childenv
 
     base = {
         "PATH": "/usr/bin:/bin",
@@ -136,8 +136,8 @@ def nobody_env(root, home_dir, which):
     }
     if which == "gnu":
         return base
-    options = environment.RunOptions(session="s", turn="t")
-    env = environment.child_environment(base, home_dir, options)
+    options = childenv.RunOptions(session="s", turn="t")
+    env = childenv.child_environment(base, home_dir, options)
     # As `safedel run` started in the tree would decide: that is the workspace.
     env["SAFEDEL_WORKSPACE_ROOTS"] = str(root / "ours")
     return env

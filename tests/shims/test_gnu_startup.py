@@ -12,14 +12,14 @@ import subprocess
 
 import pytest
 
-from safedel import materialize
+from safedel.executor import shimhome
 
 HEAVY = ("re", "enum", "locale", "json", "hashlib", "typing", "collections", "pathlib")
 
 
 def private_home(tmp_path):
     """A shim home of this test's own (the launchers name their lib dir in full)."""
-    return pathlib.Path(materialize.materialize(str(tmp_path / "shims")))
+    return pathlib.Path(shimhome.materialize(str(tmp_path / "shims")))
 
 
 # Runs a launcher's own code in an interpreter started as its shebang starts it, and
@@ -82,15 +82,16 @@ def test_simple_removal_imports_nothing_heavy(sandbox, shim_home, name, args, ma
 def test_engine_comes_from_the_bundle(sandbox, shim_home, tmp_path):
     # A private home, so its __pycache__ shows what was read from .py files.
     home = private_home(tmp_path)
-    cache = home / "lib" / "safedel_core" / "__pycache__"
-    shutil.rmtree(cache, ignore_errors=True)
+    engine = home / "lib" / "safedel_core"
+    for cache in engine.rglob("__pycache__"):
+        shutil.rmtree(cache)
     (sandbox.work / "victim").write_bytes(b"x")
     done, names = run_launcher(sandbox, shim_home, "rm", ["victim"], home=str(home))
     assert done.returncode == 0 and not (sandbox.work / "victim").exists()
     # Nothing is found on the path: the launcher boots from the bundle, which serves
     # the package, the launcher module and the engine, deletion and trash included.
-    assert not cache.exists() or os.listdir(cache) == []
-    assert {"safedel_core", "safedel_core.trash", "safedel_core.guard"} <= names
+    assert [str(c) for c in engine.rglob("__pycache__") if os.listdir(c)] == []
+    assert {"safedel_core", "safedel_core.trash.move", "safedel_core.guard.ledger"} <= names
 
 
 def test_without_the_bundle_the_launcher_still_works(sandbox, shim_home, tmp_path):
@@ -152,7 +153,7 @@ def test_a_simple_removal_needs_nothing_beyond_its_plan(sandbox, shim_home, name
         assert done.returncode == 0 and not victim.exists(), done.stderr.decode()[-2000:]
     engine = {n.partition(".")[2] for n in names if n.startswith("safedel_core.")}
     plan = set(bundle_plans(shim_home)[name][0])
-    assert engine - plan - {"gnulaunch"} == set(), sorted(engine - plan)
+    assert engine - plan - {"gnu.launch"} == set(), sorted(engine - plan)
     assert plan <= engine
 
 

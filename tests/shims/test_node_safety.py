@@ -7,8 +7,8 @@ import os
 from conftest import last_markers
 from test_node_common import NODES, SYSTEM_NODE, json_out, node_events, run_script
 
-from safedel import environment, materialize
-from safedel.core import guard
+from safedel.core.guard import ledger as guard
+from safedel.executor import childenv, shimhome
 
 TRY_UNLINK = r"""
 const fs = require('fs');
@@ -40,9 +40,9 @@ def test_inert_without_safedel_active(sandbox, node):
 
 
 def test_loaded_once_from_a_path_with_spaces(sandbox, tmp_path):
-    home = materialize.materialize(str(tmp_path / "shim home with spaces"))
+    home = shimhome.materialize(str(tmp_path / "shim home with spaces"))
     env = sandbox.shim_env()
-    once = environment.add_node_preload("", home)
+    once = childenv.add_node_preload("", home)
     env["NODE_OPTIONS"] = f"{once} {once}"
     env["SAFEDEL_HOME"] = home
     target = touch(sandbox.work / "f")

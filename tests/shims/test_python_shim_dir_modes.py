@@ -51,9 +51,9 @@ print("\n".join(seen))
 print(sorted(os.listdir(".")))
 """
 RESTORE = """
-from safedel import catalog, restoring
+from safedel.trash import catalog, restore
 for item in catalog.items():
-    restoring.restore(item)
+    restore.restore(item)
 """
 TRASHED = {"d0": 0, "d5": 0o500, "d3": 0o300, "q0": 0, "pd": 0o500, "t": 0o755, "r5": 0o500}
 
@@ -66,14 +66,14 @@ def scratch():
     root = tempfile.mkdtemp(prefix="safedel-pyshim-modes-")
     os.chmod(root, 0o755)
     import safedel
-    from safedel import materialize
+    from safedel.executor import shimhome
 
     # A copy of safedel that uid 65534 can import (the checkout may be root's alone).
     ignore = shutil.ignore_patterns("__pycache__")
     package = os.path.join(root, "package", "safedel")
     shutil.copytree(os.path.dirname(safedel.__file__), package, ignore=ignore)
     if not os.path.isfile(os.path.join(package, "shims", "__init__.py")):
-        shutil.copytree(materialize.SHIMS_DIR, os.path.join(package, "shims"), ignore=ignore)
+        shutil.copytree(shimhome.SHIMS_DIR, os.path.join(package, "shims"), ignore=ignore)
     for name in ("home", "plain", "shimmed", "tmp"):
         os.mkdir(os.path.join(root, name))
         os.chown(os.path.join(root, name), NOBODY, NOBODY)

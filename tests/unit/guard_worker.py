@@ -18,7 +18,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from safedel.core import deletion, settings  # noqa: E402
+from safedel.core import deletion
+from safedel.core.contract import settings  # noqa: E402
 
 
 def main(argv):

@@ -6,12 +6,11 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-FILES = sorted((ROOT / "safedel" / "core").glob("*.py")) + sorted(
-    (ROOT / "shims" / "python").glob("*.py")
-)
+CORE = ROOT / "safedel" / "core"
+FILES = sorted(CORE.rglob("*.py")) + sorted((ROOT / "shims" / "python").glob("*.py"))
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_parses_as_python_39(path):
     ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=(3, 9))
 
@@ -32,7 +31,8 @@ def test_core_imports_only_the_standard_library():
                 continue
             # send2trash is optional (the native trash); safedel_net is safedel's own
             # net, which a shim home holds beside safedel_core (stdlib-only too).
-            extra = {"trash.py": "send2trash", "findsync.py": "safedel_net"}
+            extra = {"trash/move.py": "send2trash", "gnu/findsync.py": "safedel_net"}
+            where = path.relative_to(CORE).as_posix() if CORE in path.parents else path.name
             for name in names:
                 top = name.split(".")[0]
-                assert top in allowed or extra.get(path.name) == top, f"{path.name} imports {name}"
+                assert top in allowed or extra.get(where) == top, f"{where} imports {name}"

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from safedel.core import guard
+from safedel.core.guard import ledger
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard_worker.py")
 THRESHOLD = 50
@@ -69,7 +69,7 @@ def make_files(directory, count):
 
 
 def ledger_lines(sandbox, turn):
-    path = os.path.join(sandbox.state, *guard.ledger_parts(sandbox.session, turn))
+    path = os.path.join(sandbox.state, *ledger.ledger_parts(sandbox.session, turn))
     with open(path, "rb") as handle:
         return handle.read().splitlines(keepends=True)
 
@@ -131,7 +131,7 @@ def test_exact_under_concurrency_16_processes_20_rounds(sandbox):
         in_place = [path for path in paths if os.path.lexists(path)]
         assert trashed_count(env["SAFEDEL_TRASH_DIR"]) == 50, turn
         assert len(in_place) == 110, turn
-        state = guard.status(str(sandbox.state), sandbox.session, turn)
+        state = ledger.status(str(sandbox.state), sandbox.session, turn)
         assert (state.granted, state.refused) == (50, 110), turn
         events = [e for e in sandbox.report() if e["turn"] == turn]
         assert sum(e["operation"] == "trash" for e in events) == 50
@@ -163,17 +163,17 @@ def test_sigkill_at_random_points_never_wedges_or_miscounts(sandbox):
         trashed = trashed_count(env["SAFEDEL_TRASH_DIR"])
         in_place = sum(os.path.lexists(path) for path in paths)
         count = granted_by_the_rule(ledger_lines(sandbox, turn))
-        assert guard.status(str(sandbox.state), sandbox.session, turn).granted == count
+        assert ledger.status(str(sandbox.state), sandbox.session, turn).granted == count
         assert trashed <= count <= min(trashed + killed, THRESHOLD)
         assert in_place + trashed == len(paths)
         probe = (
-            "from safedel.core import guard, settings; "
-            "d = guard.take(settings.load(), 1); print(d.verdict, d.count)"
+            "from safedel.core.guard import ledger; from safedel.core.contract import settings; "
+            "d = ledger.take(settings.load(), 1); print(d.verdict, d.count)"
         )
         answer = subprocess.run(
             [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=30
         )
-        expected = (guard.ALLOW, count + 1) if count < THRESHOLD else (guard.CONFIRM, count)
+        expected = (ledger.ALLOW, count + 1) if count < THRESHOLD else (ledger.CONFIRM, count)
         assert answer.stdout.split() == [expected[0], str(expected[1])], answer.stderr
 
 
@@ -188,7 +188,7 @@ def _takes_from_threads(current, threads, per_thread):
         start.wait()
         for _ in range(per_thread):
             try:
-                verdicts.append(guard.take(current, 1).verdict)
+                verdicts.append(ledger.take(current, 1).verdict)
             except Exception as exc:  # any error at all is a failure here
                 errors.append(repr(exc))
 
@@ -202,7 +202,7 @@ def _takes_from_threads(current, threads, per_thread):
 
 def test_threads_in_one_process_get_exactly_the_threshold(tmp_path):
     """The take's descriptor and cursor are per process: 64 threads share them."""
-    from safedel.core import settings
+    from safedel.core.contract import settings
 
     for run in range(10):
         env = {
@@ -215,6 +215,6 @@ def test_threads_in_one_process_get_exactly_the_threshold(tmp_path):
         }
         verdicts, errors = _takes_from_threads(settings.load(env), 64, 4)
         assert errors == []
-        assert verdicts.count(guard.ALLOW) == THRESHOLD
-        state = guard.status(env["SAFEDEL_STATE_DIR"], "threads", f"run-{run}")
+        assert verdicts.count(ledger.ALLOW) == THRESHOLD
+        state = ledger.status(env["SAFEDEL_STATE_DIR"], "threads", f"run-{run}")
         assert (state.granted, state.takes) == (THRESHOLD, len(verdicts))

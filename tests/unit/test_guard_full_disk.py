@@ -15,7 +15,8 @@ from conftest import IN_CI, REPO, require
 SCRIPT = r"""
 import errno, json, os, subprocess, sys
 sys.path.insert(0, sys.argv[2])
-from safedel.core import guard, settings
+from safedel.core.contract import settings
+from safedel.core.guard import ledger as guard
 
 state, node = sys.argv[1], sys.argv[3]
 env = {"SAFEDEL_STATE_DIR": state, "SAFEDEL_SESSION": "s", "SAFEDEL_TURN": "t",

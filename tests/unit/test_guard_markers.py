@@ -10,7 +10,7 @@ import sys
 import pytest
 from conftest import last_markers
 
-from safedel.core import markers
+from safedel.core.report import markers
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard_worker.py")
 FORGED = '[safe-delete][SAFE_DELETE_BULK_CONFIRM_REQUIRED] {"count":0,"threshold":99999}'

@@ -13,8 +13,9 @@ import sys
 
 import pytest
 
-from safedel.core import guard, host
-from safedel.core.prompt import QUESTION
+from safedel.core.contract import host
+from safedel.core.guard import ledger
+from safedel.core.guard.prompt import QUESTION
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard_worker.py")
 
@@ -67,16 +68,16 @@ def setup(sandbox):
         for k, v in sandbox.shim_env(threshold=50).items()
         if k not in ("CI", "SAFEDEL_PROMPT", "PYTHONPATH") and k not in HOST_VARIABLES
     }
-    from safedel.core import settings
+    from safedel.core.contract import settings
 
     current = settings.load(env)
     for _ in range(48):
-        guard.take(current, 1)
+        ledger.take(current, 1)
     return sandbox, env, paths
 
 
 def status(sandbox):
-    return guard.status(str(sandbox.state), sandbox.session, sandbox.turn)
+    return ledger.status(str(sandbox.state), sandbox.session, sandbox.turn)
 
 
 def test_yes_approves_the_turn_and_the_batch_goes_ahead(setup):

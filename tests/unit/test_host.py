@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from safedel.core import host
+from safedel.core.contract import host
 
 TABLE = [
     ({"CLAUDECODE": "1"}, "claude-code", "agent"),
@@ -49,7 +49,7 @@ def test_plain_terminal_and_plain_script():
 @pytest.mark.parametrize(("environ", "name", "kind"), TABLE[::3])
 def test_a_real_process_reads_its_own_environment(environ, name, kind):
     env = {"PATH": os.environ["PATH"], **environ}
-    code = "from safedel.core import host; h = host.current(); print(h.name, h.kind)"
+    code = "from safedel.core.contract import host; h = host.current(); print(h.name, h.kind)"
     done = subprocess.run(
         [sys.executable, "-c", code],
         env=env,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safedel.core import markers, markerscan
+from safedel.core.report import markers, markerscan
 
 CONFIRM = markerscan.CONFIRM_REQUIRED
 FAIL = markerscan.FAIL_CLOSED

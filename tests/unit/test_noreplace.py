@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from safedel.noreplace import rename_noreplace
+from safedel.trash.noreplace import rename_noreplace
 
 
 @pytest.mark.parametrize("kind", ["file", "dir", "symlink"])

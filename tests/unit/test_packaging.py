@@ -37,7 +37,7 @@ def test_wheel_ships_shims_templates_and_zsh_dotfiles(tmp_path):
         "safedel/shells/bash/bootstrap.bash",
         "safedel/shells/sh/session.sh",
         "safedel/shells/fish/bootstrap.fish",
-        "safedel/core/trash.py",
+        "safedel/core/trash/move.py",
     }
     assert expected <= names, sorted(expected - names)
     shipped_node = {n for n in names if n.startswith("safedel/shims/node/")}

@@ -3,7 +3,7 @@
 import os
 import subprocess
 
-from safedel.core import policy
+from safedel.core.policy import targets
 
 
 def test_a_symlink_into_a_project_does_not_make_its_contents_exempt(tmp_path):
@@ -13,10 +13,10 @@ def test_a_symlink_into_a_project_does_not_make_its_contents_exempt(tmp_path):
     tmp_root.mkdir()
     (tmp_root / "link").symlink_to(project)
     roots = (str(tmp_root),)
-    assert not policy.is_exempt(str(tmp_root / "link" / "src"), roots)
+    assert not targets.is_exempt(str(tmp_root / "link" / "src"), roots)
     # The link itself does live in the temp dir: removing it is a real, harmless delete.
-    assert policy.is_exempt(str(tmp_root / "link"), roots)
-    assert policy.is_exempt(str(tmp_root / "scratch.o"), roots)
+    assert targets.is_exempt(str(tmp_root / "link"), roots)
+    assert targets.is_exempt(str(tmp_root / "scratch.o"), roots)
 
 
 def test_a_real_path_inside_the_temp_dir_is_exempt_whatever_its_spelling(tmp_path):
@@ -24,9 +24,9 @@ def test_a_real_path_inside_the_temp_dir_is_exempt_whatever_its_spelling(tmp_pat
     (real / "build").mkdir(parents=True)
     alias = tmp_path / "alias"
     alias.symlink_to(real)
-    assert policy.is_exempt(str(real / "build"), (str(alias),))
-    assert policy.is_exempt(str(alias / "build"), (str(real),))
-    assert not policy.is_exempt(str(real), (str(real),))
+    assert targets.is_exempt(str(real / "build"), (str(alias),))
+    assert targets.is_exempt(str(alias / "build"), (str(real),))
+    assert not targets.is_exempt(str(real), (str(real),))
 
 
 def test_rm_through_a_temp_dir_symlink_trashes_project_files(sandbox):
@@ -48,7 +48,7 @@ def test_protected_paths(tmp_path):
     home = str(tmp_path / "home")
     os.mkdir(home)
     env = {"HOME": home}
-    assert policy.protected_reason("/", env)
-    assert policy.protected_reason(home, env)
-    assert policy.protected_reason("/usr", env)
-    assert policy.protected_reason(os.path.join(home, "project"), env) is None
+    assert targets.protected_reason("/", env)
+    assert targets.protected_reason(home, env)
+    assert targets.protected_reason("/usr", env)
+    assert targets.protected_reason(os.path.join(home, "project"), env) is None

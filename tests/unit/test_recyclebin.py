@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from safedel import recyclebin
 from safedel.cli import app
+from safedel.trash import recyclebin
 
 WHEN = 1764440000.0  # 2025-11-29, a whole second
 LONG = "C:\\" + "\\".join(["deep folder"] * 30) + "\\file.txt"  # 30 x 12 = far over 259

@@ -7,7 +7,8 @@ import time
 import pytest
 from conftest import require
 
-from safedel.core import guard, regenerable, settings
+from safedel.core.contract import settings
+from safedel.core.guard import ledger, regenerable
 
 
 @pytest.fixture(autouse=True)
@@ -110,7 +111,7 @@ def test_turn_start_from_the_environment_else_the_ledger(tmp_path):
     # A turn file moved the turn on: the exported start belongs to another turn.
     moved, _ = conf(tmp_path, turn="T2")
     before = time.time()
-    guard.take(moved, 1)
+    ledger.take(moved, 1)
     assert before - 0.01 <= regenerable.turn_start(moved, env) <= time.time()
 
 

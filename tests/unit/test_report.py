@@ -10,12 +10,14 @@ import sys
 import pytest
 from conftest import REPO
 
-from safedel.core import report, settings
+from safedel.core.contract import settings
+from safedel.core.report import write
 
 APPENDER = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from safedel.core import report, settings
+from safedel.core.contract import settings
+from safedel.core.report import write as report
 s = settings.load({"SAFEDEL_SESSION": "s", "SAFEDEL_TURN": sys.argv[3]})
 for number in range(int(sys.argv[4])):
     report.append(sys.argv[2], [report.event("trash", s, "python", path=f"/p/{number}")])
@@ -27,7 +29,7 @@ def sample_settings(**env):
 
 
 def test_an_event_carries_the_schema_fields():
-    record = report.event("trash", sample_settings(SAFEDEL_TOOL_CALL="C"), "rm", path="/a")
+    record = write.event("trash", sample_settings(SAFEDEL_TOOL_CALL="C"), "rm", path="/a")
     assert record["v"] == 1 and record["operation"] == "trash" and record["path"] == "/a"
     assert (record["runtime"], record["session"], record["turn"]) == ("rm", "S", "T")
     assert record["toolCall"] == "C" and record["pid"] == os.getpid()
@@ -36,8 +38,8 @@ def test_an_event_carries_the_schema_fields():
 
 def test_the_file_is_0600_in_a_0700_directory_and_lines_are_appended(tmp_path):
     path = tmp_path / "state" / "report.jsonl"
-    report.append(str(path), [report.event("trash", sample_settings(), "rm", path="/1")])
-    report.append(str(path), [report.event("restore", sample_settings(), "cli", path="/1")])
+    write.append(str(path), [write.event("trash", sample_settings(), "rm", path="/1")])
+    write.append(str(path), [write.event("restore", sample_settings(), "cli", path="/1")])
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
     lines = path.read_bytes().split(b"\n")
@@ -53,7 +55,7 @@ def test_concurrent_writers_never_tear_a_line(tmp_path):
     ]
     assert [writer.wait() for writer in writers] == [0, 0, 0, 0]
     warnings = []
-    records = list(report.read(str(path), warnings.append))
+    records = list(write.read(str(path), warnings.append))
     assert warnings == []
     assert len(records) == 1200
     for turn in ("t0", "t1", "t2", "t3"):
@@ -67,17 +69,17 @@ def test_a_symlinked_report_is_refused_for_writing_and_reading(tmp_path):
     link = tmp_path / "report.jsonl"
     link.symlink_to(target)
     with pytest.raises(OSError) as caught:
-        report.append(str(link), [report.event("trash", sample_settings(), "rm", path="/x")])
+        write.append(str(link), [write.event("trash", sample_settings(), "rm", path="/x")])
     assert caught.value.errno == errno.ELOOP
     with pytest.raises(OSError) as caught:
-        list(report.read(str(link)))
+        list(write.read(str(link)))
     assert caught.value.errno == errno.ELOOP
     assert target.read_text() == "untouched\n"
 
 
 def test_torn_and_garbled_lines_are_skipped_with_a_warning(tmp_path):
     path = tmp_path / "report.jsonl"
-    good = report.encode(report.event("trash", sample_settings(), "rm", path="/ok"))
+    good = write.encode(write.event("trash", sample_settings(), "rm", path="/ok"))
     path.write_bytes(
         good
         + b'{"v":1,"operation":"tra\n'  # torn by a crash mid-write
@@ -88,7 +90,7 @@ def test_torn_and_garbled_lines_are_skipped_with_a_warning(tmp_path):
         + good[:-10]  # torn last line, no newline
     )
     warnings = []
-    records = list(report.read(str(path), warnings.append))
+    records = list(write.read(str(path), warnings.append))
     assert [r["path"] for r in records] == ["/ok", "/ok"]
     assert warnings == [
         f"{path}:2: skipped a garbled report line",
@@ -101,28 +103,28 @@ def test_torn_and_garbled_lines_are_skipped_with_a_warning(tmp_path):
 def test_the_default_warning_goes_to_stderr(tmp_path, capsys):
     path = tmp_path / "report.jsonl"
     path.write_bytes(b"garbage\n")
-    assert list(report.read(str(path))) == []
+    assert list(write.read(str(path))) == []
     assert capsys.readouterr().err == f"safedel: warning: {path}:1: skipped a garbled report line\n"
 
 
 def test_hostile_paths_survive_on_one_ascii_line(tmp_path):
     path = tmp_path / "report.jsonl"
     raw = b"/w/new\nline/\xff\xfe/-dash/100%/\x1b[31m"
-    record = report.event("trash", sample_settings(), "rm", path=os.fsdecode(raw))
-    report.append(str(path), [record])
+    record = write.event("trash", sample_settings(), "rm", path=os.fsdecode(raw))
+    write.append(str(path), [record])
     data = path.read_bytes()
     assert data.count(b"\n") == 1 and data.isascii()
-    (back,) = report.read(str(path))
+    (back,) = write.read(str(path))
     assert os.fsencode(back["path"]) == raw
 
 
 def test_reading_a_missing_report_yields_nothing(tmp_path):
-    assert list(report.read(str(tmp_path / "absent.jsonl"))) == []
+    assert list(write.read(str(tmp_path / "absent.jsonl"))) == []
 
 
 def test_reading_from_an_offset_skips_what_came_before(tmp_path):
     path = tmp_path / "report.jsonl"
-    report.append(str(path), [report.event("trash", sample_settings(), "rm", path="/a")])
+    write.append(str(path), [write.event("trash", sample_settings(), "rm", path="/a")])
     offset = path.stat().st_size
-    report.append(str(path), [report.event("trash", sample_settings(), "rm", path="/b")])
-    assert [r["path"] for r in report.read(str(path), offset=offset)] == ["/b"]
+    write.append(str(path), [write.event("trash", sample_settings(), "rm", path="/b")])
+    assert [r["path"] for r in write.read(str(path), offset=offset)] == ["/b"]

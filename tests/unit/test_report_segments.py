@@ -7,8 +7,9 @@ import subprocess
 import sys
 import time
 
-from safedel.core import report, reportfiles
-from safedel.core.settings import Settings
+from safedel.core.contract.settings import Settings
+from safedel.core.report import segments as reportfiles
+from safedel.core.report import write
 
 
 def settings(turn, session="s"):
@@ -21,24 +22,24 @@ def test_a_full_report_becomes_a_segment_and_readers_see_every_event(tmp_path, m
     monkeypatch.setenv("SAFEDEL_REPORT_SEGMENT_BYTES", "4000")
     path = str(tmp_path / "report.jsonl")
     for index in range(100):
-        report.append(path, [report.event("trash", settings(f"t{index // 10}"), "rm", n=index)])
+        write.append(path, [write.event("trash", settings(f"t{index // 10}"), "rm", n=index)])
     segments = reportfiles.segments(path)
     assert len(segments) >= 3
     assert all(os.path.getsize(s) <= 4000 + 400 for s in segments)
-    assert [e["n"] for e in report.read(path)] == list(range(100))
-    assert [e["n"] for e in report.read_matching(path, turn="t3")] == list(range(30, 40))
-    assert [e["n"] for e in report.read_matching(path, session="s", turn="t9")] == list(
+    assert [e["n"] for e in write.read(path)] == list(range(100))
+    assert [e["n"] for e in write.read_matching(path, turn="t3")] == list(range(30, 40))
+    assert [e["n"] for e in write.read_matching(path, session="s", turn="t9")] == list(
         range(90, 100)
     )
-    assert list(report.read_matching(path, turn="t")) == []
+    assert list(write.read_matching(path, turn="t")) == []
 
 
 def test_concurrent_writers_lose_nothing_across_rotations(tmp_path):
     path = str(tmp_path / "report.jsonl")
     writer = (
         "import sys\n"
-        "from safedel.core import report\n"
-        "from safedel.core.settings import Settings\n"
+        "from safedel.core.report import write as report\n"
+        "from safedel.core.contract.settings import Settings\n"
         "v = dict.fromkeys(Settings.__slots__); v.update(session='s', turn='t', tool_call='')\n"
         "for i in range(300):\n"
         "    e = report.event('trash', Settings(**v), 'rm', w=sys.argv[2], i=i)\n"
@@ -49,7 +50,7 @@ def test_concurrent_writers_lose_nothing_across_rotations(tmp_path):
         subprocess.Popen([sys.executable, "-c", writer, path, str(w)], env=env) for w in range(6)
     ]
     assert all(p.wait(timeout=120) == 0 for p in procs)
-    seen = [(e["w"], e["i"]) for e in report.read(path)]
+    seen = [(e["w"], e["i"]) for e in write.read(path)]
     assert sorted(seen) == sorted((str(w), i) for w in range(6) for i in range(300))
     assert len(reportfiles.segments(path)) >= 3
 
@@ -57,12 +58,12 @@ def test_concurrent_writers_lose_nothing_across_rotations(tmp_path):
 def test_read_after_a_mark_survives_a_rotation(tmp_path, monkeypatch):
     monkeypatch.setenv("SAFEDEL_REPORT_SEGMENT_BYTES", "3000")
     path = str(tmp_path / "report.jsonl")
-    report.append(path, [report.event("trash", settings("before"), "rm", n=-1)])
+    write.append(path, [write.event("trash", settings("before"), "rm", n=-1)])
     mark = reportfiles.position(path)
     for index in range(60):
-        report.append(path, [report.event("trash", settings("after"), "rm", n=index)])
+        write.append(path, [write.event("trash", settings("after"), "rm", n=index)])
     assert reportfiles.segments(path)
-    assert [e["n"] for e in report.read_after(path, mark)] == list(range(60))
+    assert [e["n"] for e in write.read_after(path, mark)] == list(range(60))
 
 
 def test_read_since_bisects_to_the_recent_events(tmp_path):
@@ -74,7 +75,7 @@ def test_read_since_bisects_to_the_recent_events(tmp_path):
         lines.append(json.dumps({"v": 1, "operation": "trash", "timestamp": stamp, "n": index}))
     path.write_text("\n".join(lines) + "\n")
     cutoff = now - 7 * 86400 * 1000
-    recent = [e["n"] for e in report.read_since(str(path), cutoff)]
+    recent = [e["n"] for e in write.read_since(str(path), cutoff)]
     expected = [i for i in range(20000) if now - (20000 - i) * 60_000 >= cutoff]
     assert recent == expected
     assert reportfiles.offset_since(path, cutoff) > 0

@@ -10,7 +10,8 @@ import pytest
 from conftest import REPO, require
 from test_vectors import node_binaries
 
-from safedel.core import policy, resolve
+from safedel.core import resolve
+from safedel.core.policy import targets
 
 VECTORS = os.path.join(REPO, "tests", "vectors")
 with open(os.path.join(VECTORS, "resolve.json"), encoding="utf-8") as handle:
@@ -36,10 +37,10 @@ def tree(tmp_path):
 
 def python_class(target, root):
     env = {"HOME": os.path.join(root, RESOLVE["home"])}
-    if policy.target_protected(target, env):
+    if targets.target_protected(target, env):
         return "protected"
     exempt = tuple(os.path.join(root, name) for name in RESOLVE["exempt"])
-    return "exempt" if policy.target_exempt(target, exempt) else "other"
+    return "exempt" if targets.target_exempt(target, exempt) else "other"
 
 
 @pytest.mark.parametrize("case", RESOLVE["cases"], ids=[c["name"] for c in RESOLVE["cases"]])

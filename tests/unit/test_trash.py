@@ -9,7 +9,9 @@ import types
 
 import pytest
 
-from safedel.core import settings, trash, trashinfo
+from safedel.core.contract import settings
+from safedel.core.trash import info as trashinfo
+from safedel.core.trash import move
 
 
 @pytest.fixture
@@ -35,7 +37,7 @@ def info_text(record):
 def test_file_goes_to_the_home_trash_with_a_valid_info_file(home_trash, work):
     victim = work / "notes.txt"
     victim.write_text("keep me")
-    record = trash.trash(str(victim))
+    record = move.trash(str(victim))
     assert not os.path.lexists(victim)
     assert record.path == str(victim)
     assert record.trash_path == str(home_trash / "files" / "notes.txt")
@@ -57,26 +59,26 @@ def test_the_home_trash_follows_xdg_data_home_at_call_time(tmp_path, work, monke
         monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / name))
         victim = work / name
         victim.touch()
-        record = trash.trash(str(victim))
+        record = move.trash(str(victim))
         assert record.trash_path == str(tmp_path / name / "Trash" / "files" / name)
 
 
 def test_an_emptied_trash_is_made_again(home_trash, work):
     (work / "a").touch()
-    trash.trash(str(work / "a"))
+    move.trash(str(work / "a"))
     for sub in ("files", "info"):
         for entry in os.listdir(home_trash / sub):
             os.unlink(home_trash / sub / entry)
         os.rmdir(home_trash / sub)
     (work / "b").touch()
-    assert trash.trash(str(work / "b")).trash_path == str(home_trash / "files" / "b")
+    assert move.trash(str(work / "b")).trash_path == str(home_trash / "files" / "b")
 
 
 def test_same_names_get_numbered_suffixes(home_trash, work):
     names = []
     for content in ("first", "second", "third"):
         (work / "dup").write_text(content)
-        names.append(os.path.basename(trash.trash(str(work / "dup")).trash_path))
+        names.append(os.path.basename(move.trash(str(work / "dup")).trash_path))
     assert names == ["dup", "dup.2", "dup.3"]
     assert (home_trash / "files" / "dup.3").read_text() == "third"
     assert sorted(os.listdir(home_trash / "info")) == sorted(f"{n}.trashinfo" for n in names)
@@ -84,10 +86,10 @@ def test_same_names_get_numbered_suffixes(home_trash, work):
 
 def test_a_name_taken_in_files_without_an_info_file_is_skipped(home_trash, work):
     (work / "x").touch()
-    trash.trash(str(work / "x"))
+    move.trash(str(work / "x"))
     os.unlink(home_trash / "info" / "x.trashinfo")  # a stray entry in files/
     (work / "x").write_text("new")
-    record = trash.trash(str(work / "x"))
+    record = move.trash(str(work / "x"))
     assert record.trash_path.endswith("/files/x.2")
     assert sorted(os.listdir(home_trash / "info")) == ["x.2.trashinfo"]
 
@@ -96,7 +98,7 @@ def test_path_is_percent_encoded_and_decodes_back(home_trash, work):
     raw = os.fsencode(work) + b"/100% sure \xff\n-x"
     with open(raw, "wb"):
         pass
-    record = trash.trash(raw)
+    record = move.trash(raw)
     path_line = info_text(record).split(b"\n")[1]
     assert re.fullmatch(rb"Path=[A-Za-z0-9\-._~/%]+", path_line)
     assert b"%25" in path_line and b"%20" in path_line and b"%FF" in path_line
@@ -107,7 +109,7 @@ def test_a_symlink_is_trashed_as_the_link(home_trash, work):
     target = work / "target"
     target.write_text("data")
     (work / "link").symlink_to(target)
-    record = trash.trash(str(work / "link"))
+    record = move.trash(str(work / "link"))
     assert record.kind == "symlink"
     assert os.path.islink(record.trash_path)
     assert target.read_text() == "data"
@@ -115,7 +117,7 @@ def test_a_symlink_is_trashed_as_the_link(home_trash, work):
 
 def test_a_dangling_symlink_is_trashed(home_trash, work):
     (work / "dangling").symlink_to(work / "nowhere")
-    record = trash.trash(str(work / "dangling"))
+    record = move.trash(str(work / "dangling"))
     assert record.kind == "symlink"
     assert os.readlink(record.trash_path) == str(work / "nowhere")
     assert not os.path.lexists(work / "dangling")
@@ -125,7 +127,7 @@ def test_link_with_a_trailing_slash_trashes_the_link_not_the_directory(home_tras
     (work / "realdir").mkdir()
     (work / "realdir" / "inside").touch()
     (work / "dirlink").symlink_to(work / "realdir")
-    record = trash.trash(str(work / "dirlink") + "/")
+    record = move.trash(str(work / "dirlink") + "/")
     assert record.kind == "symlink"
     assert record.path == str(work / "dirlink")
     assert (work / "realdir" / "inside").exists()
@@ -134,7 +136,7 @@ def test_link_with_a_trailing_slash_trashes_the_link_not_the_directory(home_tras
 def test_a_file_with_a_trailing_slash_is_not_a_directory(home_trash, work):
     (work / "plain").touch()
     with pytest.raises(NotADirectoryError):
-        trash.trash(str(work / "plain") + "/")
+        move.trash(str(work / "plain") + "/")
     assert (work / "plain").exists()
     assert not os.path.isdir(home_trash / "info") or not os.listdir(home_trash / "info")
 
@@ -144,7 +146,7 @@ def test_a_directory_moves_in_one_rename(home_trash, work):
     (tree / "a" / "b").mkdir(parents=True)
     (tree / "a" / "b" / "leaf").write_text("leaf")
     inode = os.stat(tree).st_ino
-    record = trash.trash(str(tree))
+    record = move.trash(str(tree))
     assert record.kind == "dir"
     assert os.stat(record.trash_path).st_ino == inode
     assert (home_trash / "files" / "tree" / "a" / "b" / "leaf").read_text() == "leaf"
@@ -152,13 +154,13 @@ def test_a_directory_moves_in_one_rename(home_trash, work):
 
 def test_a_missing_path_raises_file_not_found_and_leaves_no_info(home_trash, work):
     with pytest.raises(FileNotFoundError):
-        trash.trash(str(work / "absent"))
+        move.trash(str(work / "absent"))
     assert not home_trash.exists() or not os.listdir(home_trash / "info")
 
 
 def test_root_is_refused():
-    with pytest.raises(trash.TrashFailure) as caught:
-        trash.trash("/")
+    with pytest.raises(move.TrashFailure) as caught:
+        move.trash("/")
     assert caught.value.errno == errno.EPERM
 
 
@@ -166,7 +168,7 @@ def test_safedel_trash_dir_takes_everything(home_trash, work, tmp_path, monkeypa
     override = tmp_path / "one-trash"
     monkeypatch.setenv("SAFEDEL_TRASH_DIR", str(override))
     (work / "f").touch()
-    record = trash.trash(str(work / "f"), settings.load().trash_dir)
+    record = move.trash(str(work / "f"), settings.load().trash_dir)
     assert record.trash_path == str(override / "files" / "f")
     assert trashinfo.parse(info_text(record))[0] == os.fsencode(work / "f")
     assert not home_trash.exists()
@@ -175,7 +177,7 @@ def test_safedel_trash_dir_takes_everything(home_trash, work, tmp_path, monkeypa
 def test_a_batch_goes_on_past_a_failure(home_trash, work):
     (work / "a").touch()
     (work / "c").touch()
-    outcomes = list(trash.trash_batch([str(work / "a"), str(work / "b"), str(work / "c")]))
+    outcomes = list(move.trash_batch([str(work / "a"), str(work / "b"), str(work / "c")]))
     assert [path for path, _, _ in outcomes] == [str(work / n) for n in "abc"]
     assert outcomes[0][1].trash_path.endswith("/files/a") and outcomes[0][2] is None
     assert outcomes[1][1] is None and isinstance(outcomes[1][2], FileNotFoundError)
@@ -194,7 +196,7 @@ def test_255_byte_names_fit_with_their_info_file(home_trash, work, name, utf8):
     for _ in range(2):
         with open(source, "wb"):
             pass
-        entries.append(os.fsencode(trash.trash(source).trash_path))
+        entries.append(os.fsencode(move.trash(source).trash_path))
     for entry in entries:
         base = os.path.basename(entry)
         assert len(base) + len(b".trashinfo") <= 255
@@ -217,7 +219,7 @@ def _fake_send2trash(monkeypatch, behaviour):
 
     module.send2trash = send2trash
     monkeypatch.setitem(sys.modules, "send2trash", module)
-    monkeypatch.setattr(trash, "_NATIVE_TRASH", True)
+    monkeypatch.setattr(move, "_NATIVE_TRASH", True)
     return calls
 
 
@@ -225,7 +227,7 @@ def test_macos_and_windows_hand_the_absolute_path_to_send2trash(work, monkeypatc
     (work / "f").touch()
     calls = _fake_send2trash(monkeypatch, lambda path: None)
     monkeypatch.chdir(work)
-    record = trash.trash("f")
+    record = move.trash("f")
     assert calls == [str(work / "f")]
     assert (record.path, record.trash_path, record.info_path, record.kind) == (
         str(work / "f"),
@@ -242,8 +244,8 @@ def test_a_send2trash_error_becomes_a_trash_failure(work, monkeypatch):
         raise PermissionError(errno.EACCES, "Permission denied", path)
 
     _fake_send2trash(monkeypatch, refuse)
-    with pytest.raises(trash.TrashFailure) as caught:
-        trash.trash(str(work / "f"))
+    with pytest.raises(move.TrashFailure) as caught:
+        move.trash(str(work / "f"))
     assert caught.value.errno == errno.EACCES
     assert caught.value.reason == "the system trash refused it: Permission denied"
 
@@ -251,8 +253,8 @@ def test_a_send2trash_error_becomes_a_trash_failure(work, monkeypatch):
 def test_without_send2trash_the_native_path_fails_closed(work, monkeypatch):
     (work / "f").touch()
     monkeypatch.setitem(sys.modules, "send2trash", None)  # import raises ImportError
-    monkeypatch.setattr(trash, "_NATIVE_TRASH", True)
-    with pytest.raises(trash.TrashFailure) as caught:
-        trash.trash(str(work / "f"))
+    monkeypatch.setattr(move, "_NATIVE_TRASH", True)
+    with pytest.raises(move.TrashFailure) as caught:
+        move.trash(str(work / "f"))
     assert caught.value.errno == errno.ENOSYS
     assert (work / "f").exists()

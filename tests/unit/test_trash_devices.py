@@ -16,7 +16,7 @@ import time
 import pytest
 from conftest import IN_CI, REPO, require
 
-from safedel.core import trash, trashinfo
+from safedel.core.trash import info, move
 
 NOBODY = 65534
 TRASH_AS = """
@@ -48,7 +48,7 @@ def info_files(*roots):
 
 def path_field(info_path):
     with open(info_path, "rb") as handle:
-        return trashinfo.parse(handle.read())[0]
+        return info.parse(handle.read())[0]
 
 
 def test_an_item_on_another_device_goes_to_topdir_trash_uid(home_trash, tmpfs, tmp_path):
@@ -57,7 +57,7 @@ def test_an_item_on_another_device_goes_to_topdir_trash_uid(home_trash, tmpfs, t
     (mnt / "sub" / "f").write_text("x")
     # Reached through a symlink from the first device: Path= must still start at mnt.
     (tmp_path / "via").symlink_to(mnt / "sub")
-    record = trash.trash(str(tmp_path / "via" / "f"))
+    record = move.trash(str(tmp_path / "via" / "f"))
     root = mnt / f".Trash-{os.getuid()}"
     assert record.trash_path == str(root / "files" / "f")
     assert stat.S_IMODE(os.stat(root).st_mode) == 0o700
@@ -70,7 +70,7 @@ def test_a_sticky_dot_trash_gets_a_per_user_folder(home_trash, tmpfs):
     (mnt / ".Trash").mkdir(mode=0o1777)
     os.chmod(mnt / ".Trash", 0o1777)
     (mnt / "f").touch()
-    record = trash.trash(str(mnt / "f"))
+    record = move.trash(str(mnt / "f"))
     assert record.trash_path == str(mnt / ".Trash" / str(os.getuid()) / "files" / "f")
     assert path_field(record.info_path) == b"f"
 
@@ -86,15 +86,15 @@ def test_an_unsafe_dot_trash_is_passed_over(home_trash, tmpfs, shape):
         os.chmod(mnt / "elsewhere", 0o1777)
         (mnt / ".Trash").symlink_to(mnt / "elsewhere")
     (mnt / "f").touch()
-    record = trash.trash(str(mnt / "f"))
+    record = move.trash(str(mnt / "f"))
     assert record.trash_path == str(mnt / f".Trash-{os.getuid()}" / "files" / "f")
     assert not os.path.exists(mnt / ".Trash" / str(os.getuid()))
 
 
 def test_a_mount_point_is_not_moved(home_trash, tmpfs):
     mnt = tmpfs()
-    with pytest.raises(trash.TrashFailure) as caught:
-        trash.trash(str(mnt))
+    with pytest.raises(move.TrashFailure) as caught:
+        move.trash(str(mnt))
     assert caught.value.errno == errno.EBUSY
     assert os.path.ismount(mnt)
 
@@ -102,8 +102,8 @@ def test_a_mount_point_is_not_moved(home_trash, tmpfs):
 def test_trash_dir_on_another_device_fails_closed_without_copying(home_trash, tmpfs, tmp_path):
     mnt = tmpfs()
     (mnt / "f").write_text("only copy")
-    with pytest.raises(trash.TrashFailure) as caught:
-        trash.trash(str(mnt / "f"), str(tmp_path / "override"))
+    with pytest.raises(move.TrashFailure) as caught:
+        move.trash(str(mnt / "f"), str(tmp_path / "override"))
     assert caught.value.errno == errno.EXDEV
     assert "never copies" in caught.value.reason
     assert (mnt / "f").read_text() == "only copy"
@@ -114,8 +114,8 @@ def test_a_read_only_topdir_without_a_trash_fails_closed(home_trash, tmpfs, tmp_
     mnt = tmpfs()
     (mnt / "f").write_text("only copy")
     subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
-    with pytest.raises(trash.TrashFailure) as caught:
-        trash.trash(str(mnt / "f"))
+    with pytest.raises(move.TrashFailure) as caught:
+        move.trash(str(mnt / "f"))
     assert caught.value.errno == errno.EXDEV
     assert caught.value.reason.startswith(f"no usable trash on device of {mnt} (")
     assert "Read-only file system" in caught.value.reason
@@ -126,15 +126,15 @@ def test_a_read_only_topdir_without_a_trash_fails_closed(home_trash, tmpfs, tmp_
 def test_a_full_tmpfs_leaves_the_item_and_no_orphan(home_trash, tmpfs, tmp_path):
     mnt = tmpfs(size="256k")
     (mnt / "first").touch()
-    trash.trash(str(mnt / "first"))  # the topdir trash exists before the disk fills
+    move.trash(str(mnt / "first"))  # the topdir trash exists before the disk fills
     (mnt / "victim").write_text("only copy")
     with pytest.raises(OSError) as filling, open(mnt / "filler", "wb") as filler:
         while True:
             filler.write(b"\0" * 65536)
             filler.flush()
     assert filling.value.errno == errno.ENOSPC
-    with pytest.raises(trash.TrashFailure) as caught:
-        trash.trash(str(mnt / "victim"))
+    with pytest.raises(move.TrashFailure) as caught:
+        move.trash(str(mnt / "victim"))
     assert "No space left on device" in caught.value.reason
     assert (mnt / "victim").read_text() == "only copy"
     assert [os.path.basename(p) for p in info_files(tmp_path)] == ["first.trashinfo"]
@@ -238,7 +238,7 @@ def test_a_directory_of_100000_files_is_one_rename(home_trash, tmpfs, capsys):
         os.close(os.open(b"%s/%d" % (big, number), flags, 0o600))
     inode = os.stat(big).st_ino
     started = time.perf_counter()
-    record = trash.trash(big)
+    record = move.trash(big)
     elapsed = time.perf_counter() - started
     # One rename keeps the directory's inode and all of its entries in place.
     assert os.stat(record.trash_path).st_ino == inode

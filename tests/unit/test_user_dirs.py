@@ -5,8 +5,8 @@ import os
 import platformdirs
 import pytest
 
-from safedel import materialize
-from safedel.core import settings
+from safedel.core.contract import settings
+from safedel.executor import shimhome
 
 
 @pytest.mark.parametrize("xdg", [{}, {"XDG_STATE_HOME": "/x/state", "XDG_CACHE_HOME": "/x/cache"}])
@@ -17,4 +17,4 @@ def test_state_and_cache_dirs_match_platformdirs(monkeypatch, xdg):
         monkeypatch.setenv(name, value)
     assert settings.default_state_dir(os.environ) == platformdirs.user_state_dir("safedel")
     cache = platformdirs.user_cache_dir("safedel")
-    assert materialize.default_root() == os.path.join(cache, "shims")
+    assert shimhome.default_root() == os.path.join(cache, "shims")

@@ -8,7 +8,9 @@ import subprocess
 import pytest
 from conftest import REPO, require
 
-from safedel.core import guard, trashinfo, workspace
+from safedel.core.guard import ledger
+from safedel.core.policy import workspace
+from safedel.core.trash import info
 
 VECTORS = os.path.join(REPO, "tests", "vectors")
 SHIM_NODE_DIR = os.path.join(REPO, "shims", "node")
@@ -31,38 +33,38 @@ CLASSIFY = load("classify.json")
 
 @pytest.mark.parametrize("case", INFO["encode"], ids=case_ids(INFO["encode"]))
 def test_encode_path(case):
-    assert trashinfo.encode_path(bytes.fromhex(case["path_hex"])).hex() == case["encoded_hex"]
+    assert info.encode_path(bytes.fromhex(case["path_hex"])).hex() == case["encoded_hex"]
 
 
 @pytest.mark.parametrize("case", INFO["decode"], ids=case_ids(INFO["decode"]))
 def test_decode_path(case):
-    assert trashinfo.decode_path(bytes.fromhex(case["encoded_hex"])).hex() == case["path_hex"]
+    assert info.decode_path(bytes.fromhex(case["encoded_hex"])).hex() == case["path_hex"]
 
 
 @pytest.mark.parametrize("case", INFO["render"], ids=case_ids(INFO["render"]))
 def test_render(case):
-    content = trashinfo.render(bytes.fromhex(case["path_hex"]), case["date"].encode("ascii"))
+    content = info.render(bytes.fromhex(case["path_hex"]), case["date"].encode("ascii"))
     assert content.hex() == case["content_hex"]
-    assert trashinfo.parse(content) == (bytes.fromhex(case["path_hex"]), case["date"])
+    assert info.parse(content) == (bytes.fromhex(case["path_hex"]), case["date"])
 
 
 @pytest.mark.parametrize("case", NAMES, ids=case_ids(NAMES))
 def test_candidate_name(case):
-    names = trashinfo.candidate_names(bytes.fromhex(case["basename_hex"]))
+    names = info.candidate_names(bytes.fromhex(case["basename_hex"]))
     for _ in range(case["attempt"] - 1):
         next(names)
     name = next(names)
     assert name.hex() == case["expected_hex"]
-    assert len(name + trashinfo.INFO_SUFFIX) <= trashinfo.NAME_MAX
+    assert len(name + info.INFO_SUFFIX) <= info.NAME_MAX
 
 
 @pytest.mark.parametrize("case", LEDGER["cases"], ids=case_ids(LEDGER["cases"]))
 def test_ledger_verdicts(case):
     lines = [line.encode("ascii") for line in case["lines"]]
-    assert [verdict for _, verdict in guard.verdicts(lines)] == case["verdicts"]
-    state = guard.TurnState()
+    assert [verdict for _, verdict in ledger.verdicts(lines)] == case["verdicts"]
+    state = ledger.TurnState()
     for line in lines:
-        record = guard.parse_line(line)
+        record = ledger.parse_line(line)
         if record is not None:
             state.apply(record)
     assert (state.granted, state.mode) == (case["granted"], case["mode"])

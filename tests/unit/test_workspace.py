@@ -6,7 +6,7 @@ import subprocess
 import pytest
 from conftest import require
 
-from safedel.core import workspace, workspace_files
+from safedel.core.policy import workspace, workspacefiles
 
 
 @pytest.fixture
@@ -49,10 +49,10 @@ def test_every_scope_merges_in_order_and_paths_are_real(place, tmp_path):
     elsewhere.mkdir()
     (tmp_path / "link").symlink_to(elsewhere)
     env["SAFEDEL_WORKSPACE"] = os.pathsep.join([str(tmp_path / "link"), "sub"])
-    workspace_files.write_session(env["SAFEDEL_STATE_DIR"], "S", [str(tmp_path)])
+    workspacefiles.write_session(env["SAFEDEL_STATE_DIR"], "S", [str(tmp_path)])
     (project / ".safedel").mkdir()
-    workspace_files.write_list(str(project / workspace.LOCAL_FILE), ["../../other"])
-    workspace_files.write_list(str(project / workspace.PROJECT_FILE), ["sub"])
+    workspacefiles.write_list(str(project / workspace.LOCAL_FILE), ["../../other"])
+    workspacefiles.write_list(str(project / workspace.PROJECT_FILE), ["sub"])
     config = project.parent / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('threshold = 7\nworkspace = [\n  "/srv/data",  # shared\n]\n')
@@ -112,22 +112,22 @@ def test_write_list_keeps_every_other_line(tmp_path):
     path.write_text(
         '# mine\nthreshold = 9\nworkspace = [\n "a", # one\n \'b\'\n]\n[table]\nworkspace = "x"\n'
     )
-    assert workspace_files.read_list(str(path)) == ["a", "b"]
-    workspace_files.write_list(str(path), ["c", 'q"uote'])
+    assert workspacefiles.read_list(str(path)) == ["a", "b"]
+    workspacefiles.write_list(str(path), ["c", 'q"uote'])
     text = path.read_text()
     assert text.startswith('# mine\nthreshold = 9\nworkspace = ["c", "q\\"uote"]\n[table]\n')
-    assert workspace_files.read_list(str(path)) == ["c", 'q"uote']
+    assert workspacefiles.read_list(str(path)) == ["c", 'q"uote']
     fresh = tmp_path / "new" / "config.toml"
-    workspace_files.write_list(str(fresh), ["/d"])
-    assert workspace_files.read_list(str(fresh)) == ["/d"]
-    assert workspace_files.read_list(str(tmp_path / "missing.toml")) == []
+    workspacefiles.write_list(str(fresh), ["/d"])
+    assert workspacefiles.read_list(str(fresh)) == ["/d"]
+    assert workspacefiles.read_list(str(tmp_path / "missing.toml")) == []
 
 
 def test_session_store_is_private(tmp_path):
     state = tmp_path / "state"
-    workspace_files.write_session(str(state), "S", ["/x"])
-    assert workspace_files.read_session(str(state), "S") == ["/x"]
-    assert workspace_files.read_session(str(state), "other") == []
-    stored = next((state / workspace_files.SESSIONS).iterdir())
+    workspacefiles.write_session(str(state), "S", ["/x"])
+    assert workspacefiles.read_session(str(state), "S") == ["/x"]
+    assert workspacefiles.read_session(str(state), "other") == []
+    stored = next((state / workspacefiles.SESSIONS).iterdir())
     assert stored.stat().st_mode & 0o777 == 0o600
-    assert (state / workspace_files.SESSIONS).stat().st_mode & 0o777 == 0o700
+    assert (state / workspacefiles.SESSIONS).stat().st_mode & 0o777 == 0o700

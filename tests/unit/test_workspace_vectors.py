@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO, require
 from test_vectors import node_binaries
 
-from safedel.core import workspace, workspace_files
+from safedel.core.policy import workspace, workspacefiles
 
 VECTORS = os.path.join(REPO, "tests", "vectors")
 with open(os.path.join(VECTORS, "workspace.json"), encoding="utf-8") as handle:
@@ -32,7 +32,7 @@ def build(base, case):
         os.symlink(target, os.path.join(base, name))
     if case.get("session"):
         roots = [entry.replace("$ROOT", base) for entry in case["session"]]
-        workspace_files.write_session(os.path.join(base, "state"), "s", roots)
+        workspacefiles.write_session(os.path.join(base, "state"), "s", roots)
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def trees(tmp_path):
 def test_python_parses_the_list(tmp_path, case):
     path = tmp_path / "config.toml"
     path.write_bytes(case["text"].encode("utf-8"))
-    assert workspace_files.read_list(str(path)) == case["list"]
+    assert workspacefiles.read_list(str(path)) == case["list"]
 
 
 @pytest.mark.parametrize("index", range(len(COLLECT)), ids=[c["name"] for c in COLLECT])

@@ -166,8 +166,8 @@ class _Opts:
 
 
 def _apply(git, plan):
-    from .. import rmtrash
-    from ..rmwalk import Item
+    from ..gnu import rmtrash
+    from ..gnu.rmwalk import Item
 
     base = os.fsencode(gitcmd.base_dir(git.global_options))
     items, before, shown, pending = [], {}, {}, []

@@ -3,7 +3,7 @@
 import os
 import subprocess
 
-from ..gnu import original_environ
+from ..gnu.quoting import original_environ
 
 # Global options that take the next argument as their value (git's handle_options).
 WITH_VALUE = frozenset(

@@ -115,7 +115,8 @@ def before(git, subcommand, rest):
     """Snapshot what the command would destroy and report each snapshot. True when the
     command may run; when a snapshot cannot be made it fails closed: a message, a
     FAIL_CLOSED marker, and False."""
-    from .. import markers, report, settings
+    from ..contract import settings
+    from ..report import markers, write
 
     conf = settings.load()
     try:
@@ -132,7 +133,7 @@ def before(git, subcommand, rest):
             git.run("update-ref", ref, commit, "", check=True)
             command = ["git", subcommand, *rest]
             events.append(
-                report.event(
+                write.event(
                     "snapshot",
                     conf,
                     "git",
@@ -144,7 +145,7 @@ def before(git, subcommand, rest):
                     **fields,
                 )
             )
-        report.append(conf.report, events)
+        write.append(conf.report, events)
     except (OSError, GitFailed, ValueError) as exc:
         reason = f"could not save what git {subcommand} would discard ({exc}), so it did not run"
         os.write(

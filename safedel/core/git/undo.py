@@ -3,7 +3,7 @@
 import os
 import subprocess
 
-from ..gnu import original_environ
+from ..gnu.quoting import original_environ
 
 
 def snapshots(events):

@@ -1,0 +1,13 @@
+"""The per-turn bulk guard.
+
+ledger     : the turn's append-only ledger and the verdict of a take
+turn       : a turn's administration: status, approve, reject, reset, prune
+stage      : the pipeline's guard step
+refusal    : a refused batch: marker, signal file, report event
+prompt     : the question a person answers at a terminal
+signals    : the signal files a harness reads
+outside    : targets outside the workspace, refused until approved
+regenerable: targets made this turn or ignored by git, trashed but not counted
+
+May import: policy, report, contract, the leaves of core/, and git/inert.
+"""

@@ -1,0 +1,11 @@
+"""Where a deletion target stands: protected, in a workspace, exempt, or outside.
+
+targets       : the protected/exempt judgement of one target
+workspace     : the workspace roots a run works in
+scopes        : the four scopes those roots merge (session, local, project, user)
+workspacefiles: the roots as the config files on disk hold them
+kept          : kept roots (the user's trash inside an exempt dir), judged like protected
+
+May import: contract, trash (dirs), the leaves of core/. It may look up pyshim's
+START_DIR in sys.modules, but never imports pyshim.
+"""

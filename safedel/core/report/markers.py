@@ -1,0 +1,99 @@
+"""Marker lines on stderr, the machine-readable signal that agent harnesses parse.
+
+The payload is single-line JSON with every non-ASCII character escaped, so a hostile
+file name can neither end the line nor fake a marker of its own.
+"""
+
+import _thread
+import os
+import sys
+
+from .. import jsonl
+
+PREFIX = "[safe-delete]"
+CONFIRM_REQUIRED = "SAFE_DELETE_BULK_CONFIRM_REQUIRED"
+REJECTED = "SAFE_DELETE_BULK_REJECTED"
+FAIL_CLOSED = "SAFE_DELETE_FAIL_CLOSED"
+GUARD_ERROR = "SAFE_DELETE_BULK_GUARD_ERROR"
+OUTSIDE_WORKSPACE = "SAFE_DELETE_OUTSIDE_WORKSPACE"
+MAX_TARGETS = 20
+# thread id -> fd. A thread that judges deletions on behalf of a command it started
+# (the net's supervisor) writes that command's markers where the command's own stderr
+# goes: a harness reads markers from the captured stream, not from safedel's stderr.
+_routes = {}
+
+
+def approve_hint(command_hint):
+    """How a refusal message ends. Under a harness the reader is a model, which should
+    ask its user rather than approve for them, so it is told no command to run."""
+    harness = _harness.get(_thread.get_ident())
+    if harness is None:
+        harness = os.environ.get("SAFEDEL_HARNESS") == "1"
+    return "the user must approve it" if harness else command_hint
+
+
+# thread id -> whether the command it judges for runs under a harness: a supervisor
+# judges for one run among several in one process (`safedel serve`), whose own
+# environment is no run's. And thread id -> that command's environment, whose HOME
+# core.policy protects.
+_harness = {}
+_judged = {}
+
+
+def judge_for(environ):
+    """This thread judges for a command with environ; None: for this process again."""
+    if environ is None:
+        _harness.pop(_thread.get_ident(), None)
+        _judged.pop(_thread.get_ident(), None)
+    else:
+        _harness[_thread.get_ident()] = environ.get("SAFEDEL_HARNESS") == "1"
+        _judged[_thread.get_ident()] = environ
+
+
+def judged_environ():
+    """The environment of the command this thread judges for (judge_for), or None."""
+    return _judged.get(_thread.get_ident()) if _judged else None
+
+
+def format_marker(kind, payload):
+    body = jsonl.dumps(payload)
+    return f"{PREFIX}[{kind}] {body}\n"
+
+
+def route(fd):
+    """Send this thread's markers to fd from now on; None sends them to fd 2 again."""
+    if fd is None:
+        _routes.pop(_thread.get_ident(), None)
+    else:
+        _routes[_thread.get_ident()] = fd
+
+
+def emit(kind, payload):
+    """Write the marker straight to fd 2 (or this thread's route), after whatever
+    sys.stderr still buffers."""
+    line = format_marker(kind, payload).encode("ascii")
+    fd = _routes.get(_thread.get_ident(), 2) if _routes else 2
+    if fd == 2:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    try:
+        os.write(fd, line)
+    except OSError:
+        pass
+
+
+def parse_markers(text):
+    """{kind: payload} holding the last marker of each kind, as a harness reads them."""
+    found = {}
+    for line in text.splitlines():
+        if not line.startswith(PREFIX + "["):
+            continue
+        head, _, body = line.partition("] ")
+        kind = head[len(PREFIX) + 1 :]
+        try:
+            found[kind] = jsonl.loads(body)
+        except ValueError:
+            continue
+    return found

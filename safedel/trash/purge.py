@@ -1,0 +1,185 @@
+"""`safedel purge`'s engine: choose trash items, then delete each for good.
+
+The payload goes first and its info file last, so a purge killed at any moment leaves
+at worst an info file without its payload (which `doctor --repair` removes), never a
+payload that nothing lists. The payload is removed by descriptor, never following a
+link, as every real delete in safedel is.
+"""
+
+import errno
+import os
+import re
+import time
+
+from ..core import resolve
+from ..core.report import write
+from ..core.trash import dirsizes, realdelete
+from . import catalog
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.I)
+_AGE = re.compile(r"(\d+)([smhdw])")
+_AGE_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_size(text):
+    """Bytes for `20G`, `500M`, `1.5GiB`, `4096`; ValueError otherwise."""
+    match = _SIZE.match(str(text))
+    if not match:
+        raise ValueError(f"not a size: {text!r} (use e.g. 500M, 20G)")
+    number, unit = float(match.group(1)), match.group(2).lower()
+    return int(number * 1024 ** " kmgt".index(unit or " "))
+
+
+def parse_age(text):
+    """Seconds for `30d`, `12h`, `2w`, `1d12h`; ValueError otherwise."""
+    text = str(text).strip()
+    pieces = _AGE.findall(text)
+    if not pieces or "".join(n + u for n, u in pieces) != text:
+        raise ValueError(f"not an age: {text!r} (use e.g. 30d, 12h, 2w)")
+    return sum(int(n) * _AGE_SECONDS[u] for n, u in pieces)
+
+
+class Selection:
+    def __init__(self, older_than=None, turn=None, session=None, regenerable=False):
+        self.older_than, self.turn, self.session = older_than, turn, session
+        self.regenerable = regenerable
+        self.prefix = None
+        self.everything = False
+
+
+def select(selection, report_path, warn=None, now=None):
+    """The items every given selector agrees on, oldest first."""
+    found = [item for item in catalog.items(warn=warn) if item.kind != "missing"]
+    if selection.prefix is not None:
+        found = [item for item in found if catalog.under(item, selection.prefix)]
+    if selection.older_than is not None:
+        cutoff = (time.time() if now is None else now) - selection.older_than
+        found = [item for item in found if trashed_at(item) < cutoff]
+    if selection.turn or selection.session or selection.regenerable:
+        wanted = {}
+        fields = {"turn": selection.turn, "session": selection.session}
+        fields = {k: v for k, v in fields.items() if v}
+        if selection.regenerable:
+            fields["counted"] = False
+        for event in write.read_matching(report_path, warn, **fields):
+            if event.get("operation") != "trash" or not event.get("trashPath"):
+                continue
+            if selection.turn and event.get("turn") != selection.turn:
+                continue
+            if selection.session and event.get("session") != selection.session:
+                continue
+            if selection.regenerable and event.get("counted", True) is not False:
+                continue
+            wanted[os.fsencode(event["trashPath"])] = event
+        # The name in the trash alone is not enough: a later item may have taken it.
+        found = [
+            item
+            for item in found
+            if item.file_path in wanted and catalog.same_item(item, wanted[item.file_path])
+        ]
+    return found
+
+
+def sizes(items):
+    """{file_path: bytes} for items, directories through the directorysizes cache."""
+    by_root = {}
+    found = {}
+    for item in items:
+        # A recycle-bin entry, or a catalog-cache line, already says its size.
+        if getattr(item, "size", None) is not None:
+            found[item.file_path] = item.size
+            continue
+        by_root.setdefault(item.root, []).append(item.name)
+    for root, names in by_root.items():
+        for name, size in dirsizes.sizes(root, names).items():
+            found[os.path.join(root, b"files", name)] = size
+    return found
+
+
+def oldest_over(items, size_of, max_bytes):
+    """The oldest items to remove so that what is left fits in max_bytes."""
+    total = sum(size_of.get(item.file_path, 0) for item in items)
+    chosen = []
+    for item in sorted(items, key=lambda i: (trashed_at(i), i.order)):
+        if total <= max_bytes:
+            break
+        chosen.append(item)
+        total -= size_of.get(item.file_path, 0)
+    return chosen
+
+
+def trashed_at(item):
+    """When item went into the trash, as far as anyone can show: the later of its
+    DeletionDate and the ctime of its payload. An info file is plain text any process
+    may rewrite (a DeletionDate of 2001 would make a minute-old item look old enough
+    to purge); the rename into the trash sets the payload's ctime, which nothing can
+    set back. Later changes to the payload only make an item look younger."""
+    try:
+        changed = os.lstat(item.file_path).st_ctime
+    except FileNotFoundError:
+        changed = 0  # no payload: only its info file is left to remove
+    except OSError:
+        changed = float("inf")  # cannot tell: never old enough
+    return max(item.order[0], changed)
+
+
+def mount_inside(path):
+    """A mount point at or below path, or None: purge never deletes into another
+    file system (a bind mount carried into the trash leads to someone's live data)."""
+    from ..core.trash.visible import mount_points
+
+    path = os.fsencode(path)
+    real = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+    prefix = real.rstrip(b"/") + b"/"
+    for point in mount_points():
+        if point == real or point.startswith(prefix):
+            return point
+    return None
+
+
+def purge_item(item):
+    """Delete one item for good: payload, then its info file. Raises OSError."""
+    if os.path.lexists(item.file_path):
+        point = mount_inside(item.file_path)
+        if point is not None:
+            shown = os.fsdecode(point)
+            raise OSError(errno.EBUSY, f"a file system is mounted inside it, at {shown}")
+        realdelete.remove(resolve.resolve(item.file_path))
+    try:
+        os.unlink(item.info_path)
+    except FileNotFoundError:
+        pass
+    dirsizes.forget(item.root, item.name)
+
+
+def purge_event(settings, item, size):
+    fields = {
+        "path": os.fsdecode(item.original),
+        "trashPath": os.fsdecode(item.file_path),
+        "infoPath": os.fsdecode(item.info_path),
+        "kind": item.kind,
+        "size": size,
+    }
+    return write.event("purge", settings, "cli", **fields)
+
+
+def snapshots(selection, report_path, warn=None, now=None):
+    """The git snapshot events the time, turn and session selectors name (a path prefix,
+    --regenerable and --max-size are about trash items only)."""
+    if selection.prefix is not None or selection.regenerable:
+        return []
+    cutoff = None
+    if selection.older_than is not None:
+        cutoff = ((time.time() if now is None else now) - selection.older_than) * 1000
+    found = []
+    for event in write.read(report_path, warn):
+        if event.get("operation") != "snapshot":
+            continue
+        if selection.turn and event.get("turn") != selection.turn:
+            continue
+        if selection.session and event.get("session") != selection.session:
+            continue
+        if cutoff is not None and (event.get("timestamp") or 0) >= cutoff:
+            continue
+        found.append(event)
+    return found

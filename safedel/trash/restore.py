@@ -1,0 +1,162 @@
+"""Put trashed items back where they came from, by rename only.
+
+A restore never copies: the trash entry is the only copy, so a copy that failed half way
+followed by a delete could lose it. If the original place is on another device, or
+anything else stops the rename, the item stays in the trash and the caller is told why.
+"""
+
+import errno
+import os
+import stat
+
+from ..core import lendmode
+from ..core.printable import printable
+from ..core.report import write
+from ..core.trash import move
+from . import recyclebin, restorewalk
+from .noreplace import rename_noreplace
+
+REFUSE, RENAME, OVERWRITE = "refuse", "rename", "overwrite"
+
+
+class RestoreError(OSError):
+    """The item stayed in the trash; str(reason) says why."""
+
+    def __init__(self, err, reason, path):
+        super().__init__(err, reason, path)
+        self.reason = reason
+
+
+def free_name(original, parent_fd=None):
+    """The first of original.restored-1, original.restored-2, ... that does not exist
+    (looked up by its name in parent_fd, original's folder, when that is given)."""
+    counter = 1
+    while True:
+        candidate = original + b".restored-" + str(counter).encode("ascii")
+        if not _exists(candidate, parent_fd):
+            return candidate
+        counter += 1
+
+
+def _exists(path, parent_fd):
+    if parent_fd is None:
+        return os.path.lexists(path)
+    try:
+        os.lstat(os.path.basename(path), dir_fd=parent_fd)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def destination(item, conflict, trash_dir=None, parent_fd=None):
+    """Where item goes back to, after making room as conflict says. parent_fd: the
+    destination's folder, open; names are then looked up in it, never by a path
+    (which, past PATH_MAX, no call takes)."""
+    target = item.original
+    try:
+        st = os.lstat(target if parent_fd is None else os.path.basename(target), dir_fd=parent_fd)
+    except FileNotFoundError:
+        return target
+    shown = printable(target)
+    if conflict == RENAME:
+        return free_name(target, parent_fd)
+    if conflict != OVERWRITE:
+        reason = f"{shown} already exists (use --rename or --overwrite)"
+        raise RestoreError(errno.EEXIST, reason, shown)
+    if stat.S_ISDIR(st.st_mode):
+        reason = f"{shown} is a directory, and --overwrite never replaces a directory"
+        raise RestoreError(errno.EISDIR, reason, shown)
+    # What is overwritten goes to the trash too, so --overwrite loses nothing either.
+    try:
+        move.trash(_in_folder(target, st, parent_fd), trash_dir)
+    except OSError as exc:
+        reason = f"cannot move the existing {shown} out of the way: {exc.strerror or exc}"
+        raise RestoreError(exc.errno or errno.EIO, reason, shown) from None
+    return target
+
+
+def _in_folder(target, st, parent_fd):
+    """What the trash is given for the entry at target: its path, or past PATH_MAX the
+    entry in the folder open as parent_fd, as rm's deep walk hands one over."""
+    if parent_fd is None or not restorewalk.past_path_max(target):
+        return target
+    from ..core import resolve
+
+    parent, name = os.path.split(target)
+    folder = os.fstat(parent_fd)
+    entry = resolve.Target(target, parent, name, st, False, (folder.st_dev, folder.st_ino))
+    entry.parent_fd = parent_fd
+    return entry
+
+
+def restore(item, conflict=REFUSE, trash_dir=None):
+    """Move item back and drop its info file. Return the path it was restored to.
+
+    The destination's folder is reached by restorewalk (never through someone else's
+    symlink; missing folders made relative to their parent's descriptor; past PATH_MAX
+    neither a symlink nor a missing folder), and the item is renamed relative to that
+    descriptor, never replacing what is there."""
+    if getattr(item, "invalid", None):
+        shown = printable(item.info_path)
+        raise RestoreError(errno.EINVAL, f"{shown} is not restored: {item.invalid}", shown)
+    if isinstance(item, recyclebin.RecycledItem):
+        return recyclebin.restore(item, conflict, trash_dir)
+    if item.kind == "missing":
+        shown = printable(item.file_path)
+        raise RestoreError(errno.ENOENT, f"{shown} is gone from the trash", shown)
+    shown = printable(item.original)
+    try:
+        folder = os.path.dirname(item.original)
+        if restorewalk.past_path_max(item.original):
+            parent_fd = restorewalk.open_exactly(folder)
+        else:
+            parent_fd = restorewalk.open_directory(folder)
+    except OSError as exc:
+        raise _failure(exc, shown) from None
+    try:
+        target = destination(item, conflict, trash_dir, parent_fd)
+        shown = printable(target)
+        # A directory its owner may not write went into the trash on a loan of u+wx;
+        # it comes back the same way, with its own mode given back where it lands.
+        loan, moved = lendmode.lend_for_move(item.file_path), False
+        try:
+            # something may have appeared there meanwhile: never replace it
+            rename_noreplace(item.file_path, os.path.basename(target), parent_fd)
+            moved = True
+        finally:
+            if loan is not None:
+                loan.give_back(target if moved else None)
+    except RestoreError:
+        raise
+    except OSError as exc:
+        raise _failure(exc, shown) from None
+    finally:
+        os.close(parent_fd)
+    try:
+        os.unlink(item.info_path)
+    except OSError:
+        pass  # The item is back; a stale info file only shows up as "missing" in `list`.
+    return target
+
+
+def _failure(exc, shown):
+    """The RestoreError for an OSError met on the way back to shown."""
+    if isinstance(exc, restorewalk.UnsafePath):
+        return RestoreError(exc.errno, exc.strerror, shown)
+    if exc.errno == errno.EXDEV:
+        reason = f"{shown} is on another device than the trash, and safedel never copies"
+    else:
+        reason = f"cannot move it back to {shown}: {exc.strerror or exc}"
+    return RestoreError(exc.errno or errno.EIO, reason, shown)
+
+
+def restore_event(settings, item, target):
+    fields = {
+        "path": os.fsdecode(target),
+        "trashPath": os.fsdecode(item.file_path),
+        "infoPath": os.fsdecode(item.info_path),
+        "kind": item.kind,
+    }
+    if target != item.original:
+        fields["originalPath"] = os.fsdecode(item.original)
+    return write.event("restore", settings, "cli", **fields)

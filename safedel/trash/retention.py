@@ -1,0 +1,97 @@
+"""Retention: `retention`, `regenerable_retention` and `max_size` from the config file.
+
+When any is set, `safedel run` starts one detached, low-priority `safedel purge` pass
+after its command has finished, at most once a day (a stamp file under the state dir),
+so the command and its exit are never delayed. All are off unless configured.
+
+The settings are read before the command starts and handed to the pass: the command
+could write the config file (`max_size = "1"` empties the trash), and the pass runs
+outside the net, after the command, where nothing would refuse it.
+"""
+
+import json
+import os
+import sys
+import time
+
+from ..core.contract import settings as core_settings
+
+KEYS = ("retention", "regenerable_retention", "max_size")
+DAY = 86400
+
+
+def configured(environ=None):
+    environ = os.environ if environ is None else environ
+    config = core_settings.read_config(core_settings.config_path(environ))
+    return {key: config[key] for key in KEYS if config.get(key)}
+
+
+def parse(text):
+    """The values maybe_start handed over (JSON); only the known keys, as text."""
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {k: found[k] for k in KEYS if isinstance(found.get(k), str) and found[k]}
+
+
+def due(state_dir, now=None):
+    stamp = os.path.join(state_dir, "retention.stamp")
+    now = time.time() if now is None else now
+    try:
+        return now - os.stat(stamp).st_mtime >= DAY
+    except OSError:
+        return True
+
+
+def mark(state_dir, now=None):
+    os.makedirs(state_dir, mode=0o700, exist_ok=True)
+    stamp = os.path.join(state_dir, "retention.stamp")
+    with open(stamp, "w"):
+        pass
+    now = time.time() if now is None else now
+    os.utime(stamp, (now, now))
+
+
+def maybe_start(state_dir, environ=None, values=None):
+    """Start the day's retention pass in the background if it is configured and due.
+    values: the settings as read before the command ran (configured() of that moment).
+    Never raises and never waits."""
+    try:
+        values = configured(environ) if values is None else values
+        if not values or not due(state_dir):
+            return False
+        mark(state_dir)
+        import subprocess  # only on the day's one pass: safedel run's path stays lean
+
+        env = dict(os.environ if environ is None else environ)
+        env.pop("SAFEDEL_ACTIVE", None)
+        env.pop("SAFEDEL_RUN_ID", None)  # the run is over: the pass is not its command
+        subprocess.Popen(
+            [sys.executable, "-m", "safedel", "purge", "--retention-pass"]
+            + ["--retention-values", json.dumps(values)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def passes(values):
+    """The purge passes the configured values stand for: [(older than, regenerable only,
+    max size)], each as the text the config gave."""
+    found = []
+    if values.get("regenerable_retention"):
+        found.append((values["regenerable_retention"], True, None))
+    if values.get("retention"):
+        found.append((values["retention"], False, None))
+    if values.get("max_size"):
+        found.append((None, False, values["max_size"]))
+    return found
