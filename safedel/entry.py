@@ -5,9 +5,7 @@ import errno
 import os
 import sys
 
-# Whether the shell or harness that started this process had the shims on; `doctor`
-# reports it, since this process itself switches them off (see main).
-caller_active = os.environ.get("SAFEDEL_ACTIVE") == "1"
+from . import caller_active
 
 
 def main(argv=None):

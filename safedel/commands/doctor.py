@@ -69,7 +69,7 @@ def checks():
 
         net_active, detail = status(os.environ)
         yield "net (safedel run)", True, detail if net_active else f"not active: {detail}"
-    from ..entry import caller_active as active
+    from .. import caller_active as active
 
     yield "this shell", True, "protected" if active else "not protected (no bootstrap, no run)"
     from ..shells import turncheck

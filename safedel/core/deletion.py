@@ -38,17 +38,6 @@ PROTECTED, EXEMPT, TRASH = "protected", "exempt", "trash"
 __all__ = ["DeletionError", "Outcome", "Refused", "authorize", "judge", "classify", "delete"]
 
 
-def absolute(path):
-    """The absolute str form of path as the kernel resolves it (trailing slashes off)."""
-    if isinstance(path, resolve.Target):
-        return path.shown
-    target = resolve.resolve_or_none(path)
-    if target is not None:
-        return target.shown
-    raw, _ = move.split_trailing_slash(os.fsencode(path))
-    return os.fsdecode(os.path.abspath(raw))
-
-
 def judge(settings, path, dir_fd=None):
     """Resolve path and decide its class: target.klass is PROTECTED (target.reason says
     why), EXEMPT or TRASH. Raises OSError when the kernel can't reach its parent."""
@@ -157,7 +146,7 @@ def trash_one(settings, runtime, path):
         home = settings.home_trash and os.fsencode(settings.home_trash)
         record = move.trash(path, settings.trash_dir, home)
     except move.TrashFailure as exc:
-        shown = absolute(path)
+        shown = resolve.absolute(path)
         if exc.errno == errno.ENOENT and not os.path.lexists(shown):
             # Gone meanwhile (`rm -f x x`, a racing cleanup): the tool's own ENOENT, as
             # the real tool would meet it; nothing stayed in place, so no marker.
@@ -177,7 +166,7 @@ def trash_one(settings, runtime, path):
     # has set nothing aside yet.
     regenerable = sys.modules.get(__name__.rpartition(".")[0] + ".guard.regenerable")
     uncounted = getattr(regenerable, "uncounted", None)
-    why = uncounted.pop(absolute(path), None) if uncounted is not None else None
+    why = uncounted.pop(resolve.absolute(path), None) if uncounted is not None else None
     if why is not None:
         fields.update(counted=False, why=why)
     try:

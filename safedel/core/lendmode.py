@@ -94,3 +94,24 @@ def lend_for_move(name, dir_fd=None):
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
         return None
     return lend(name, st, 0o300, dir_fd)
+
+
+def carry_out_lending_write(deletion, conf, runtime, target, is_dir, name, dir_fd=None):
+    """Carry out target; a directory its owner may not write gets u+wx for the rename.
+
+    Moving a directory to another parent rewrites its '..', so the kernel wants write
+    permission on it, where the kernel's rmdir needs none (`mkdir -m0 d; rm -rf d`
+    works). The mode is put back on the directory inside the trash, or in place on
+    failure. Shared by the rm family and the Python shim (name, dir_fd: where the entry is).
+    """
+    loan = None
+    if target.klass == deletion.TRASH and is_dir:
+        loan = lend_for_move(name, dir_fd)
+    outcome = None
+    try:
+        outcome = deletion.carry_out(conf, runtime, target)
+    finally:
+        if loan is not None:  # on the directory, in the trash or still here
+            record = outcome.record if outcome is not None else None
+            loan.give_back(record.trash_path if record is not None else None)
+    return outcome

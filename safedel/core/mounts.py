@@ -144,3 +144,17 @@ def _unescape(field):
     if b"\\" not in field:
         return field
     return field.decode("unicode_escape").encode("latin-1")
+
+
+def mount_points():
+    """Mount points from /proc/self/mounts (Linux); octal escapes decoded."""
+    points = []
+    try:
+        with open("/proc/self/mounts", "rb") as handle:
+            for line in handle:
+                fields = line.split(b" ")
+                if len(fields) > 1:
+                    points.append(_unescape(fields[1]))
+    except OSError:
+        pass
+    return points

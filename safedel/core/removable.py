@@ -59,7 +59,7 @@ def mount_points():
     reader the trash uses to find topdirs)."""
     global _mounts
     if _mounts is None:
-        from .trash.visible import mount_points as read
+        from .mounts import mount_points as read
 
         _mounts = set(read())
     return _mounts

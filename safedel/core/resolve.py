@@ -208,3 +208,22 @@ def resolve_or_none(given, dir_fd=None):
         return resolve(given, dir_fd)
     except (OSError, ValueError):
         return None
+
+
+def split_trailing_slash(raw):
+    """`link/` names the link itself; strip the slashes but remember them."""
+    stripped = raw.rstrip(b"/")
+    if not stripped:
+        return raw[:1], False
+    return stripped, stripped != raw
+
+
+def absolute(path):
+    """The absolute str form of path as the kernel resolves it (trailing slashes off)."""
+    if isinstance(path, Target):
+        return path.shown
+    target = resolve_or_none(path)
+    if target is not None:
+        return target.shown
+    raw, _ = split_trailing_slash(os.fsencode(path))
+    return os.fsdecode(os.path.abspath(raw))

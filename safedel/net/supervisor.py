@@ -15,7 +15,7 @@ import select
 import sys
 import time
 
-from ..core.contract import settings
+from ..core.contract import host, settings
 from . import bpf, notify
 
 # The rest of the net is imported when first needed (_ready, _judging, _decide):
@@ -54,7 +54,7 @@ class Supervisor:
     def start(self):
         # The run's contract (run id, workspace roots, turn) reaches the pipeline in the
         # settings loaded from the run's environment, and harness mode per thread
-        # (markers.judge_for), never through os.environ: `safedel serve` supervises
+        # (host.judge_for), never through os.environ: `safedel serve` supervises
         # several runs in one process.
         # _thread, not threading: Thread.start() waits until the new thread has run,
         # which on a busy machine put a scheduling delay in front of every command.
@@ -66,7 +66,7 @@ class Supervisor:
         finally:
             if "safedel.core.report.markers" in sys.modules:
                 sys.modules["safedel.core.report.markers"].route(None)
-                sys.modules["safedel.core.report.markers"].judge_for(None)
+            host.judge_for(None)
             self._finished.release()
 
     def serve(self):
@@ -236,7 +236,7 @@ class Supervisor:
 
         if self._marker_fd is not None:
             markers.route(self._marker_fd)  # this thread's markers: the command's stderr
-        markers.judge_for(self._environ)
+        host.judge_for(self._environ)
         return markers
 
     def _fail_closed(self, path, reason):

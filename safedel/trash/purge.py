@@ -126,7 +126,7 @@ def trashed_at(item):
 def mount_inside(path):
     """A mount point at or below path, or None: purge never deletes into another
     file system (a bind mount carried into the trash leads to someone's live data)."""
-    from ..core.trash.visible import mount_points
+    from ..core.mounts import mount_points
 
     path = os.fsencode(path)
     real = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))

@@ -43,3 +43,10 @@ def test_wheel_ships_shims_templates_and_zsh_dotfiles(tmp_path):
     shipped_node = {n for n in names if n.startswith("safedel/shims/node/")}
     in_tree = {f"safedel/shims/node/{p.name}" for p in (REPO / "shims" / "node").iterdir()}
     assert shipped_node == in_tree
+    # An editable install finds a package missing from pyproject's list; a wheel does not.
+    in_package = {
+        p.relative_to(REPO).as_posix()
+        for p in (REPO / "safedel").rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    assert in_package - names == set()

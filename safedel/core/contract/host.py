@@ -5,6 +5,7 @@ nobody is at the terminal to answer a prompt, so none is shown. Each variable be
 one its host documents or is seen to set in the commands it runs (README, "Hosts").
 """
 
+import _thread
 import os
 
 # Agent harnesses first: they often run inside an editor's terminal or in CI, and the
@@ -90,3 +91,32 @@ def current():
             host = Host(pinned, kind, f"{PINNED}={pinned}")
         _cache["host"] = host
     return host
+
+
+# thread id -> whether the command it judges for runs under a harness: a supervisor
+# judges for one run among several in one process (`safedel serve`), whose own
+# environment is no run's. And thread id -> that command's environment, whose HOME
+# core/policy protects.
+_harness = {}
+_judged = {}
+
+
+def judge_for(environ):
+    """This thread judges for a command with environ; None: for this process again."""
+    if environ is None:
+        _harness.pop(_thread.get_ident(), None)
+        _judged.pop(_thread.get_ident(), None)
+    else:
+        _harness[_thread.get_ident()] = environ.get("SAFEDEL_HARNESS") == "1"
+        _judged[_thread.get_ident()] = environ
+
+
+def judged_environ():
+    """The environment of the command this thread judges for (judge_for), or None."""
+    return _judged.get(_thread.get_ident()) if _judged else None
+
+
+def judged_harness():
+    """Whether the command this thread judges for runs under a harness; None when this
+    thread judges for its own process."""
+    return _harness.get(_thread.get_ident()) if _harness else None

@@ -71,32 +71,13 @@ def apply(tool, runtime, items, opts, what=b"cannot remove"):
 
 
 def _carry_out_lending_write(deletion, conf, runtime, target, item):
+    if not item.is_dir:  # only a directory's move may need a loan: `rm FILE` loads none
+        return deletion.carry_out(conf, runtime, target)
+    from ..lendmode import carry_out_lending_write
+
     # An entry reached by descriptor (past PATH_MAX) is named relative to its parent.
     name, dir_fd = (target.name, target.parent_fd) if item.at else (target.path, None)
-    return carry_out_lending_write(deletion, conf, runtime, target, item.is_dir, name, dir_fd)
-
-
-def carry_out_lending_write(deletion, conf, runtime, target, is_dir, name, dir_fd=None):
-    """Carry out target; a directory its owner may not write gets u+wx for the rename.
-
-    Moving a directory to another parent rewrites its '..', so the kernel wants write
-    permission on it, where the kernel's rmdir needs none (`mkdir -m0 d; rm -rf d`
-    works). The mode is put back on the directory inside the trash, or in place on
-    failure. Shared by the rm family and the Python shim (name, dir_fd: where the entry is).
-    """
-    loan = None
-    if target.klass == deletion.TRASH and is_dir:
-        from ..lendmode import lend_for_move
-
-        loan = lend_for_move(name, dir_fd)
-    outcome = None
-    try:
-        outcome = deletion.carry_out(conf, runtime, target)
-    finally:
-        if loan is not None:  # on the directory, in the trash or still here
-            record = outcome.record if outcome is not None else None
-            loan.give_back(record.trash_path if record is not None else None)
-    return outcome
+    return carry_out_lending_write(deletion, conf, runtime, target, True, name, dir_fd)
 
 
 def _reached(item):

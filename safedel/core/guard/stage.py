@@ -4,6 +4,7 @@ only then) with Refused."""
 
 import errno
 
+from .. import resolve
 from ..outcome import DeletionError
 from . import ledger, outside
 
@@ -19,9 +20,7 @@ def _shown(path):
     shown = getattr(path, "shown", None)
     if shown is not None:
         return shown
-    from ..deletion import absolute
-
-    return absolute(path)
+    return resolve.absolute(path)
 
 
 def authorize(settings, runtime, paths, announce=None):

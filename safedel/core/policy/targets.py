@@ -7,9 +7,9 @@ the temp dir, and `/tmp/link/../x` is not `/tmp/x`.
 
 import os
 import stat
-import sys
 
 from .. import resolve
+from ..contract import host
 from ..printable import printable
 
 # GNU's preserve-root covers '/'; these top-level directories get the same treatment,
@@ -83,20 +83,11 @@ def _spellings(home):
     return frozenset({os.path.abspath(raw), resolve.real_path(raw)})
 
 
-def _judged_environ():
-    """The environment of the command this thread judges for, when that is not this
-    process's (markers.judge_for: the net's supervisor in `safedel serve` judges for one
-    run among several, and protects that run's home, not the server's). Not imported
-    here: a shim that never judged for another loads nothing for it."""
-    markers = sys.modules.get(__name__.rsplit(".", 2)[0] + ".report.markers")
-    return markers.judged_environ() if markers is not None else None
-
-
 def target_protected(target, environ=None):
     """Why target must never be deleted or trashed, or None. A symlink is judged as the
     link; `link/` as the directory it leads to, which is what would go."""
     if environ is None:
-        environ = _judged_environ() or os.environ
+        environ = host.judged_environ() or os.environ
     if target.dots:
         return "refusing to remove '.' or '..'"
     path = target.path

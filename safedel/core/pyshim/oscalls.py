@@ -11,9 +11,8 @@ import sys
 
 # lendmode and rmcheck, used later, are loaded now so that they too work through os as
 # it was at start-up (below).
-from .. import deletion
+from .. import deletion, lendmode, resolve
 from ..contract import settings  # noqa: F401
-from ..gnu import rmtrash
 from ..report import markers
 from . import OS_AT_START, paths
 
@@ -108,7 +107,7 @@ def judge(name, path, dir_fd):
 
 
 def fail_closed(path, target, reason):
-    markers.emit(markers.FAIL_CLOSED, {"path": deletion.absolute(target), "reason": reason})
+    markers.emit(markers.FAIL_CLOSED, {"path": resolve.absolute(target), "reason": reason})
     return PermissionError(errno.EPERM, reason, path)
 
 
@@ -125,7 +124,7 @@ def trash(conf, path, target, st=None):
         is_dir = not paths.has_entries(target.path)
     try:
         deletion.authorize(conf, RUNTIME, [target])
-        rmtrash.carry_out_lending_write(deletion, conf, RUNTIME, target, is_dir, target.path)
+        lendmode.carry_out_lending_write(deletion, conf, RUNTIME, target, is_dir, target.path)
     except deletion.Refused as exc:
         raise PermissionError(errno.EPERM, exc.message, path) from None
     except OSError as exc:

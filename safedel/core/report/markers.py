@@ -9,6 +9,7 @@ import os
 import sys
 
 from .. import jsonl
+from ..contract import host
 
 PREFIX = "[safe-delete]"
 CONFIRM_REQUIRED = "SAFE_DELETE_BULK_CONFIRM_REQUIRED"
@@ -26,33 +27,10 @@ _routes = {}
 def approve_hint(command_hint):
     """How a refusal message ends. Under a harness the reader is a model, which should
     ask its user rather than approve for them, so it is told no command to run."""
-    harness = _harness.get(_thread.get_ident())
+    harness = host.judged_harness()
     if harness is None:
         harness = os.environ.get("SAFEDEL_HARNESS") == "1"
     return "the user must approve it" if harness else command_hint
-
-
-# thread id -> whether the command it judges for runs under a harness: a supervisor
-# judges for one run among several in one process (`safedel serve`), whose own
-# environment is no run's. And thread id -> that command's environment, whose HOME
-# core.policy protects.
-_harness = {}
-_judged = {}
-
-
-def judge_for(environ):
-    """This thread judges for a command with environ; None: for this process again."""
-    if environ is None:
-        _harness.pop(_thread.get_ident(), None)
-        _judged.pop(_thread.get_ident(), None)
-    else:
-        _harness[_thread.get_ident()] = environ.get("SAFEDEL_HARNESS") == "1"
-        _judged[_thread.get_ident()] = environ
-
-
-def judged_environ():
-    """The environment of the command this thread judges for (judge_for), or None."""
-    return _judged.get(_thread.get_ident()) if _judged else None
 
 
 def format_marker(kind, payload):

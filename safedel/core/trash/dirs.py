@@ -234,16 +234,3 @@ def topdir_of(root):
     if name.startswith(b".Trash-"):
         return parent
     return None
-
-
-def visible_trash_dirs(environ=None):
-    """Every trash root of ours that exists (core.trashlist, imported when first asked)."""
-    from .visible import visible_trash_dirs as listed
-
-    return listed(environ)
-
-
-def mount_points():
-    from .visible import mount_points as points
-
-    return points()

@@ -57,14 +57,6 @@ def kind_of(mode):
     return "file"
 
 
-def split_trailing_slash(raw):
-    """`link/` names the link itself; strip the slashes but remember them."""
-    stripped = raw.rstrip(b"/")
-    if not stripped:
-        return raw[:1], False
-    return stripped, stripped != raw
-
-
 def trash(path, trash_dir=None, home=None):
     """Trash one path (str, bytes, PathLike, or a resolve.Target the deletion pipeline
     has judged) into trash_dir, else its device's trash (home: the home trash a run
@@ -75,7 +67,7 @@ def trash(path, trash_dir=None, home=None):
         resolved, had_slash, path = path, False, path.shown
         resolved.st = _lstat_entry(resolved)
     else:
-        target, had_slash = split_trailing_slash(os.fsencode(path))
+        target, had_slash = resolve.split_trailing_slash(os.fsencode(path))
         # Path= and the move both use where the kernel puts the item (`a/link/../f` is
         # not `a/f`); `link/` here still means the link itself.
         resolved = resolve.resolve(target)

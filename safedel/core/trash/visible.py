@@ -5,35 +5,9 @@ trash, SAFEDEL_TRASH_DIR and each mount's topdir trash, only those that are ours
 
 import os
 
+from .. import mounts
 from . import trust
 from .dirs import home_trash
-
-
-def mount_points():
-    """Mount points from /proc/self/mounts (Linux); octal escapes decoded."""
-    points = []
-    try:
-        with open("/proc/self/mounts", "rb") as handle:
-            for line in handle:
-                fields = line.split(b" ")
-                if len(fields) > 1:
-                    points.append(_unescape_mount(fields[1]))
-    except OSError:
-        pass
-    return points
-
-
-def _unescape_mount(field):
-    out = bytearray()
-    i = 0
-    while i < len(field):
-        if field[i] == 0x5C and i + 3 < len(field) and field[i + 1 : i + 4].isdigit():
-            out.append(int(field[i + 1 : i + 4], 8))
-            i += 4
-        else:
-            out.append(field[i])
-            i += 1
-    return bytes(out)
 
 
 def visible_trash_dirs(environ=None):
@@ -44,7 +18,7 @@ def visible_trash_dirs(environ=None):
     candidates = [home_trash(environ)]
     if environ.get("SAFEDEL_TRASH_DIR"):
         candidates.append(os.fsencode(environ["SAFEDEL_TRASH_DIR"]))
-    for point in mount_points():
+    for point in mounts.mount_points():
         if trust.shared_trash_usable(point):
             candidates.append(os.path.join(point, b".Trash", uid))
         candidates.append(os.path.join(point, b".Trash-" + uid))
@@ -62,7 +36,7 @@ def foreign_trash_dirs(environ=None):
     it is not ours (another owner, a symlink, writable by others)."""
     uid = str(os.getuid()).encode("ascii")
     skipped = []
-    for point in mount_points():
+    for point in mounts.mount_points():
         for root in (os.path.join(point, b".Trash", uid), os.path.join(point, b".Trash-" + uid)):
             why = trust.why_not_listed(root) if os.path.lexists(root) else None
             if why:
