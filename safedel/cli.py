@@ -25,7 +25,7 @@ app = typer.Typer(
     name="safedel",
     help="Make deletion recoverable: deletions go to the trash, with a per-turn bulk guard.",
     no_args_is_help=True,
-    add_completion=False,  # completions/ holds static scripts; see the README
+    add_completion=False,  # completions/ holds static scripts; see docs/shells.md
     pretty_exceptions_enable=False,
 )
 app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})(

@@ -75,8 +75,8 @@ function emit(kind, payload) {
   }
 }
 
-// Who runs us, as safedel/core/host.py tells it (README, "Hosts"); what `safedel run`
-// saw wins only over a plain "script".
+// Who runs us, as safedel/core/host.py tells it (docs/configuration.md, "Hosts"); what
+// `safedel run` saw wins only over a plain "script".
 const HOSTS = [
   ['claude-code', 'CLAUDECODE', '1'],
   ['codex', 'CODEX_SANDBOX', null],

@@ -24,7 +24,7 @@ function startEnvironment() {
     }
     if (env.SAFEDEL_ACTIVE === '1') inherited = env;
   } catch {
-    // No /proc: such a Worker runs unprotected, as the README's coverage table says.
+    // No /proc: such a Worker runs unprotected, as docs/coverage.md's table says.
   }
   return inherited;
 }

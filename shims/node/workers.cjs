@@ -5,7 +5,7 @@
 // in the worker the preload then takes protection from the state the process started
 // with (inherit.cjs). Requiring worker_threads up front would cost ~2 ms per start, so
 // this waits for the program's own require; an ESM-only `import` of worker_threads is
-// not seen (the README's coverage table says so).
+// not seen (docs/coverage.md's table says so).
 
 const Module = require('module');
 

@@ -1,5 +1,5 @@
 """Under `safedel run`, deletions at any depth reach the trash; the gaps are exactly the
-ones the README's coverage table names."""
+ones the coverage table (docs/coverage.md) names."""
 
 import os
 import shutil
@@ -131,7 +131,7 @@ def test_npm_script(sandbox):
     assert_trashed(sandbox, target)
 
 
-# The boundary: what is NOT covered, exactly as the README's coverage table says.
+# The boundary: what is NOT covered, exactly as the coverage table (docs/coverage.md) says.
 GAPS = [
     (["dash", "-c", "/bin/rm -rf d"], "`/bin/rm` under dash"),
     (["bash", "-c", "exec /bin/rm -rf d"], "exec /bin/rm"),
@@ -160,8 +160,8 @@ GAPS = [
 ]
 
 
-@pytest.mark.parametrize("argv,readme_row", GAPS, ids=[g[1] for g in GAPS])
-def test_documented_gaps_really_delete(sandbox, argv, readme_row):
+@pytest.mark.parametrize("argv,table_row", GAPS, ids=[g[1] for g in GAPS])
+def test_documented_gaps_really_delete(sandbox, argv, table_row):
     """The shims' gaps, with the net switched off (macOS, Windows, containers)."""
     require(argv[0])
     target = make_tree(sandbox.work)
@@ -169,13 +169,14 @@ def test_documented_gaps_really_delete(sandbox, argv, readme_row):
     assert result.returncode == 0, result.stderr
     assert not os.path.lexists(target)
     assert sandbox.trashed_names() == []
-    readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md")).read()
-    assert readme_row in readme, f"README's coverage table must name {readme_row}"
+    docs = os.path.join(os.path.dirname(__file__), "..", "..", "docs")
+    coverage = open(os.path.join(docs, "coverage.md")).read()
+    assert table_row in coverage, f"docs/coverage.md's table must name {table_row}"
 
 
-@pytest.mark.parametrize("argv,readme_row", GAPS, ids=[g[1] for g in GAPS])
-def test_the_net_closes_each_gap(sandbox, argv, readme_row):
-    """The README's "with the net" column: on Linux the same commands trash."""
+@pytest.mark.parametrize("argv,table_row", GAPS, ids=[g[1] for g in GAPS])
+def test_the_net_closes_each_gap(sandbox, argv, table_row):
+    """The coverage table's "with the net" column: on Linux the same commands trash."""
     require(argv[0])
     supported, why = kernel_supports()
     if not supported:

@@ -152,7 +152,7 @@ def test_the_run_record_holds_what_was_fixed(sandbox):
 
 
 class Harness:
-    """A harness written from the README's "For agent harness authors" section."""
+    """A harness written from docs/harness.md's "The harness loop" section."""
 
     def __init__(self, sandbox, token_file, answer):
         self.sandbox = sandbox

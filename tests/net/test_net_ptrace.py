@@ -2,7 +2,7 @@
 not attach to `safedel run` (which deletes for real and runs unfiltered), nor read or
 write its memory, to make it delete on the command's behalf.
 
-As root, CAP_SYS_PTRACE passes every such check (README says so), so the command runs
+As root, CAP_SYS_PTRACE passes every such check (docs/net.md says so), so the command runs
 as uid 65534 here.
 """
 

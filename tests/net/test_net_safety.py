@@ -211,7 +211,7 @@ def test_sudo_still_works_under_the_net_as_root(sandbox):
     what sudo's real rm deletes still reaches the net."""
     require_net()
     if os.geteuid() != 0:
-        pytest.skip("as a user, no_new_privs stops sudo from gaining root (README says so)")
+        pytest.skip("as a user, no_new_privs stops sudo from gaining root (docs/net.md says so)")
     sudo = require("sudo")
     tree = make_tree(sandbox.work)
     result = sandbox.run(sudo, "-n", "rm", "-rf", "d")

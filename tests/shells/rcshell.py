@@ -1,7 +1,8 @@
 """Interactive shells started from rc files a test writes, the way users write them.
 
-The bootstrap line is the README's, run by this interpreter. The shim cache lives under a
-directory whose name has spaces, quotes and a `$`, so every quoting path is exercised.
+The bootstrap line is the one docs/shells.md gives, run by this interpreter. The shim cache
+lives under a directory whose name has spaces, quotes and a `$`, so every quoting path is
+exercised.
 """
 
 import os

@@ -185,7 +185,7 @@ def test_a_literal_dollar_home_bash_env_is_expanded_as_bash_would(sandbox):
 
 
 def test_zsh_never_runs_the_sh_bootstrap_from_env(sandbox):
-    """The README puts the sh bootstrap in $ENV's file; zsh reads no $ENV."""
+    """docs/shells.md puts the sh bootstrap in $ENV's file; zsh reads no $ENV."""
     files = {".shrc": "PS1='$ '\n" + bootstrap("sh")}
     terminal = open_shell(sandbox, ["dash", "-i"], files, ENV=str(sandbox.home / ".shrc"))
     try:

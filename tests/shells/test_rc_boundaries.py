@@ -1,5 +1,5 @@
 """Where a bootstrapped shell hands over to another user or another PATH: `su` stays
-quiet, and the two gaps in the README's coverage table (`sudo rm`, `bash -l -c 'rm …'`)
+quiet, and the two gaps in docs/coverage.md's table (`sudo rm`, `bash -l -c 'rm …'`)
 really delete in an interactive shell, while `safedel run`'s net catches them."""
 
 import os
@@ -42,7 +42,7 @@ def test_su_to_another_user_is_quiet(sandbox, shell):
 )
 def test_the_documented_gaps_really_delete(sandbox, command):
     """sudo's secure_path and Debian's /etc/profile both drop the shim directory from
-    PATH; the README's coverage table names both."""
+    PATH; docs/coverage.md's table names both."""
     require(os.path.join(sandbox.shim_home, "bin", "rm"))
     if command.startswith("sudo"):
         root_only()

@@ -16,7 +16,7 @@ catch (e) { console.log(JSON.stringify(e.code)); }
 
 
 def permission_flags(sandbox, node):
-    """What the README says the preload needs: read of the one preload file, and read
+    """What docs/coverage.md says the preload needs: read of the one preload file, and read
     and write where it deletes, trashes and keeps its state and report (Node 20 wants
     the `dir/*` form for a directory)."""
     model = "--experimental-permission" if node == SYSTEM_NODE else "--permission"

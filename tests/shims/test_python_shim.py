@@ -181,7 +181,7 @@ def test_subprocess_spawn_and_execv_children_stay_protected(sandbox):
 
 
 def test_a_child_given_an_empty_environment_loses_the_shim(sandbox):
-    """env={} is the caller's choice: documented in the README's coverage table."""
+    """env={} is the caller's choice: documented in docs/coverage.md's table."""
     source = """
         import os, subprocess, sys
         open("victim", "w").close()

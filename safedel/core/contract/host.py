@@ -2,7 +2,8 @@
 
 The host only picks defaults that a setting can override: under an agent harness or CI
 nobody is at the terminal to answer a prompt, so none is shown. Each variable below is
-one its host documents or is seen to set in the commands it runs (README, "Hosts").
+one its host documents or is seen to set in the commands it runs (docs/configuration.md,
+"Hosts").
 """
 
 import _thread
