@@ -7,6 +7,9 @@
 const os = require('os');
 const audit = require('./audit.cjs');
 const ledger = require('./ledger.cjs');
+const rule = require('./ledgerrule.cjs');
+// The turn's administration: only a refused take or a target outside the workspace asks it.
+const turn = () => require('./ledgerturn.cjs');
 const workspace = require('./workspace.cjs');
 
 const FAIL_CLOSED = 'SAFE_DELETE_FAIL_CLOSED';
@@ -60,12 +63,12 @@ function authorize(settings, absolute, syscall, path, env = process.env, uncount
     const outside = askOutside(settings, absolute, env, targets);
     if (outside) return refused(outside, syscall, path);
     decision = ledger.take(settings, 1);
-    if (decision.verdict !== ledger.ALLOW) {
+    if (decision.verdict !== rule.ALLOW) {
       const why = workspace.regenerable(absolute.toString('latin1'), settings, env, () => {
-        return ledger.turnState(settings).firstTs;
+        return turn().turnState(settings).firstTs;
       });
       if (why) {
-        ledger.withdraw(settings, decision.id);
+        turn().withdraw(settings, decision.id);
         uncounted.why = why;
         return null;
       }
@@ -76,7 +79,7 @@ function authorize(settings, absolute, syscall, path, env = process.env, uncount
     refuse(settings, GUARD_ERROR, 'guardError', reason, { message }, targets);
     return refused(reason, syscall, path);
   }
-  if (decision.verdict === ledger.ALLOW) return null;
+  if (decision.verdict === rule.ALLOW) return null;
   const payload = {
     count: decision.count,
     threshold: decision.threshold,
@@ -86,7 +89,7 @@ function authorize(settings, absolute, syscall, path, env = process.env, uncount
     session: settings.session,
     turn: settings.turn,
   };
-  if (decision.verdict === ledger.REJECTED) {
+  if (decision.verdict === rule.REJECTED) {
     const reason = "bulk guard: this turn's bulk deletion was rejected; nothing was deleted";
     refuse(settings, REJECTED, 'rejected', reason, payload, targets);
     return refused(reason, syscall, path);
@@ -109,7 +112,7 @@ function askOutside(settings, absolute, env, targets) {
   if (settings.outsideWorkspace === 'allow') return null;
   const path = absolute.toString('latin1');
   if (workspace.classify(path, settings, env) !== workspace.OUTSIDE) return null;
-  if (ledger.turnState(settings).state.outside) return null;
+  if (turn().turnState(settings).state.outside) return null;
   const payload = {
     targets,
     targetCount: 1,

@@ -7,7 +7,7 @@ const path = require('path');
 
 const shimDir = path.resolve(process.argv[2]);
 const trashinfo = require(path.join(shimDir, 'trashinfo.cjs'));
-const ledger = require(path.join(shimDir, 'ledger.cjs'));
+const rule = require(path.join(shimDir, 'ledgerrule.cjs'));
 const load = (name) => JSON.parse(fs.readFileSync(path.join(__dirname, name), 'utf8'));
 const hex = (text) => Buffer.from(text, 'hex');
 const failures = [];
@@ -37,10 +37,10 @@ for (const c of load('names.json').cases) {
 
 const ledgerVectors = load('ledger.json');
 for (const c of ledgerVectors.cases) {
-  const results = ledger.verdicts(c.lines).map(([, verdict]) => verdict);
-  const state = new ledger.TurnState();
+  const results = rule.verdicts(c.lines).map(([, verdict]) => verdict);
+  const state = new rule.TurnState();
   for (const line of c.lines) {
-    const record = ledger.parseLine(line);
+    const record = rule.parseLine(line);
     if (record) state.apply(record);
   }
   check(`ledger: ${c.name}`, [results, state.granted, state.mode], [c.verdicts, c.granted, c.mode]);
