@@ -1,6 +1,6 @@
 'use strict';
 // The `safedel run` this process runs under, found from the process tree (as
-// safedel/core/runpointer.py does): a command that unsets or forges SAFEDEL_RUN_ID, or
+// safedel/core/contract/runpointer.py does): a command that unsets or forges SAFEDEL_RUN_ID, or
 // moves SAFEDEL_STATE_DIR, HOME or XDG_STATE_HOME, still deletes under its run's
 // session, turn, threshold, state dir and report. `safedel run` leaves
 // by-pid/<pid>-<start time> (/proc/<pid>/stat field 22, so a recycled pid never

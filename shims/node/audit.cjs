@@ -75,7 +75,7 @@ function emit(kind, payload) {
   }
 }
 
-// Who runs us, as safedel/core/host.py tells it (docs/configuration.md, "Hosts"); what
+// Who runs us, as safedel/core/contract/host.py tells it (docs/configuration.md, "Hosts"); what
 // `safedel run` saw wins only over a plain "script".
 const HOSTS = [
   ['claude-code', 'CLAUDECODE', '1'],

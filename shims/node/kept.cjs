@@ -1,5 +1,5 @@
 'use strict';
-// Kept roots, as in safedel/core/kept.py: safedel's own trash directories and state
+// Kept roots, as in safedel/core/policy/kept.py: safedel's own trash directories and state
 // directory where they lie inside an exempt root (HOME=/tmp in a container). There
 // they are roots of their own, nearer than the temp dir (workspace.location): what lies
 // in them is judged, and an exempt directory that is or holds one is refused whole, as

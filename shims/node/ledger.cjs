@@ -1,5 +1,5 @@
 'use strict';
-// The per-turn bulk guard ledger (the same format as safedel/core/guard.py's): a process
+// The per-turn bulk guard ledger (the same format as safedel/core/guard/ledger.py's): a process
 // appends its `take` line with one O_APPEND write, then reads the ledger; the verdict is
 // a pure function of the lines before its own (ledgerrule.cjs), so no lock can go stale.
 // The turn's administration (withdrawing a take, the whole turn's state, pruning) is in

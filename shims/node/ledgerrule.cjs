@@ -1,5 +1,5 @@
 'use strict';
-// The bulk guard's rule (the same as safedel/core/guard.py's, checked in both runtimes by
+// The bulk guard's rule (the same as safedel/core/guard/rule.py's, checked in both runtimes by
 // tests/vectors/ledger.json): which lines are records, and the verdict each take gets
 // from the lines before it. Pure: no file is read or written here (ledger.cjs does that).
 

@@ -1,7 +1,7 @@
 'use strict';
 // Which targets are protected (always refused) and which are exempt (deleted for real),
 // judged on where resolve.cjs found them, never on the operand's spelling: the rules of
-// safedel/core/policy.py, checked against it by tests/vectors/resolve.json.
+// safedel/core/policy/targets.py, checked against it by tests/vectors/resolve.json.
 
 const os = require('os');
 const pathPosix = require('path').posix;

@@ -1,6 +1,6 @@
 'use strict';
 // Settings from the environment and the config file, read at call time (like
-// safedel/core/settings.py), and the exempt / protected path policy (core/policy.py).
+// safedel/core/contract/settings.py), and the exempt / protected path policy (core/policy/targets.py).
 
 const os = require('os');
 const nativePath = require('path');
@@ -138,7 +138,7 @@ function pick(record) {
     if (record && record[key] !== undefined && record[key] !== null) fixed[key] = record[key];
   }
   // Where the run keeps its ledger, report and trash (absolute paths; older records have
-  // none), and the rest of its deletion policy, as core/runrecord.py fixed_policy reads it.
+  // none), and the rest of its deletion policy, as core/contract/runrecord.py fixed_policy reads it.
   const absolute = (value) => typeof value === 'string' && nativePath.isAbsolute(value);
   for (const key of ['stateDir', 'report', 'homeTrash']) {
     if (record && absolute(record[key])) fixed[key] = record[key];

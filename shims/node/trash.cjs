@@ -1,5 +1,5 @@
 'use strict';
-// The freedesktop trash on Linux, in-process: the same rules as safedel/core/trash.py and
+// The freedesktop trash on Linux, in-process: the same rules as safedel/core/trash/move.py and
 // trashdirs.py. Paths are Buffers throughout, so a non-UTF-8 name is never decoded; path
 // arithmetic runs on latin1 strings, which map bytes one to one.
 

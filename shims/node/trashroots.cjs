@@ -1,7 +1,7 @@
 'use strict';
 // Where an item goes on Linux, and whether that trash can be trusted: the home trash,
 // or $topdir/.Trash/$uid under a root-owned sticky .Trash, or $topdir/.Trash-$uid, or
-// SAFEDEL_TRASH_DIR (the rules of safedel/core/trashdirs.py). A root is checked before
+// SAFEDEL_TRASH_DIR (the rules of safedel/core/trash/dirs.py). A root is checked before
 // every item, so a process that trashed once never follows one swapped since.
 
 const pathPosix = require('path').posix;

@@ -1,5 +1,5 @@
 'use strict';
-// Where a deletion lands, as in safedel/core/workspace.py, outside.py and
+// Where a deletion lands, as in safedel/core/policy/workspace.py, outside.py and
 // regenerable.py: the location class of a target (workspace, exempt or outside), the
 // outside-workspace question, and the regenerable targets the guard leaves uncounted.
 // Paths are latin1 strings (one char per byte), as settings.cjs keeps them.
@@ -137,7 +137,7 @@ function nearestExempt(path, settings) {
   return deepest(path, exemptRoots(settings), true);
 }
 
-// When the turn began (ms), for that turn only, as core/regenerable.py reads it:
+// When the turn began (ms), for that turn only, as core/guard/regenerable.py reads it:
 // SAFEDEL_TURN_START=seconds:turn (`safedel run`, zsh); one number from bash's prompt
 // arithmetic, microseconds * 1000 + the turn's last three digits; `@FILE` from fish, a
 // stamp file holding the turn; else the turn file dash and busybox sh rewrite as a turn

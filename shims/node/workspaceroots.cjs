@@ -1,6 +1,6 @@
 'use strict';
 // Workspace roots when `safedel run` handed none down (a Node program in a bootstrapped
-// shell), merged from the same scopes and files as safedel/core/workspace.py and
+// shell), merged from the same scopes and files as safedel/core/policy/workspace.py and
 // workspace_files.py: session (SAFEDEL_WORKSPACE, and what `safedel workspace add
 // --scope session` stored), local (.safedel/config.local.toml), project
 // (.safedel/config.toml, held inside its own project: a cloned repository must not widen
