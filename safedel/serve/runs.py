@@ -17,8 +17,8 @@ import time
 
 from ..core.contract import runpointer, runrecord
 from ..core.contract import settings as core_settings
-from ..core.guard.ledger import CONFIRM
 from ..core.guard.outside import KIND as OUTSIDE
+from ..core.guard.rule import CONFIRM
 from ..core.report import write as report
 from ..executor import approval, capture, captured, childenv, process, result, runstate, tree, view
 from . import pointers, protocol, sessions, terminal

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 
+from safedel.core import private
 from safedel.core.contract import runrecord
 from safedel.core.guard import ledger as guard
 
@@ -49,10 +50,13 @@ def test_the_record_holds_the_digests_of_its_own_session_and_turn(sandbox):
     done = sandbox.run("sh", "-c", 'cat "$SAFEDEL_STATE_DIR/runs/$SAFEDEL_RUN_ID/run.json"')
     assert done.returncode == 0, done.stderr.decode()
     record = json.loads(done.stdout)
-    assert record[runrecord.LEDGER] == [guard.digest(sandbox.session), guard.digest(sandbox.turn)]
+    assert record[runrecord.LEDGER] == [
+        private.digest(sandbox.session),
+        private.digest(sandbox.turn),
+    ]
     assert runrecord.known_digests(record) == {
-        sandbox.session: guard.digest(sandbox.session),
-        sandbox.turn: guard.digest(sandbox.turn),
+        sandbox.session: private.digest(sandbox.session),
+        sandbox.turn: private.digest(sandbox.turn),
     }
 
 
