@@ -1,7 +1,8 @@
 'use strict';
-// The per-turn bulk guard ledger (the same format and rule as safedel/core/guard.py): a
-// process appends its `take` line with one O_APPEND write, then reads the ledger; the
-// verdict is a pure function of the lines before its own, so no lock can go stale.
+// The per-turn bulk guard ledger (the same format as safedel/core/guard/ledger.py, the
+// same rule as safedel/core/guard/rule.py): a process appends its `take` line with one
+// O_APPEND write, then reads the ledger; the verdict is a pure function of the lines
+// before its own, so no lock can go stale.
 
 const fs = require('fs');
 const pathPosix = require('path').posix;
@@ -214,7 +215,7 @@ function takeOnce(settings, n) {
 }
 
 // Take back the refused take id: its batch turned out to be regenerable, and the turn
-// should read as if it had never been asked (core/guard.py's `withdraw`). It grants
+// should read as if it had never been asked (core/guard/rule.py's WITHDRAW). It grants
 // nothing, so no verdict changes. Like an approve line, it is written again after a
 // newline if a torn fragment swallowed it. Throws GuardError.
 function withdraw(settings, id) {

@@ -1,6 +1,6 @@
 """A run names its guard ledger once, in its record; launchers under it use those names.
 
-The names are sha256 digests of the session and turn (core/guard/ledger.py). Loading sha256
+The names are sha256 digests of the session and turn (core/private.py). Loading sha256
 costs an rm launcher more than the whole take, so `safedel run` computes them and the
 launchers under it read them from the record (core/contract/runrecord.py); where no run record
 exists, a shim still computes them itself.
