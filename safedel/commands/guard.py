@@ -12,7 +12,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..core.contract import settings
-from ..core.guard import ledger
+from ..core.guard import ledger, rule
+from ..core.guard import turn as guardturn
 from ..core.guard.signals import take_pending
 from ..executor import approval
 from ..shells import turncheck
@@ -78,7 +79,7 @@ def status(
     """Show the turn's count, threshold and state (open, approved or rejected)."""
     target = Target(session, turn, state_dir)
     try:
-        state = ledger.status(target.state_dir, target.session, target.turn)
+        state = guardturn.status(target.state_dir, target.session, target.turn)
     except ledger.GuardError as exc:
         _fail(f"{target.describe()}: {exc}")
     threshold = state.threshold or target.settings.threshold
@@ -120,7 +121,7 @@ def approve(
 ) -> None:
     """Allow bulk deletion (or, with --outside-workspace, deletions outside the
     workspace) for the rest of the turn."""
-    op = ledger.APPROVE_OUTSIDE if outside_workspace else "approve"
+    op = rule.APPROVE_OUTSIDE if outside_workspace else "approve"
     _mark(op, session, turn, state_dir, token_file)
 
 
@@ -148,10 +149,10 @@ def _mark(op, session, turn, state_dir, token_file):
     target.settings.state_dir = target.state_dir
     target.settings.session, target.settings.turn = target.session, target.turn
     try:
-        ledger.mark(target.settings, op, "cli")
+        guardturn.mark(target.settings, op, "cli")
     except ledger.GuardError as exc:
         _fail(f"{target.describe()}: {exc}")
-    done = {ledger.APPROVE_OUTSIDE: "approved deletions outside the workspace in"}.get(
+    done = {rule.APPROVE_OUTSIDE: "approved deletions outside the workspace in"}.get(
         op, {"approve": "approved", "reject": "rejected"}.get(op, op)
     )
     typer.echo(f"{done} {target.describe()}")
@@ -173,7 +174,7 @@ def reset(
     target = Target(session, turn, state_dir)
     _allowed(target, token_file, "reset")
     try:
-        removed = ledger.reset(target.state_dir, target.session, turn)
+        removed = guardturn.reset(target.state_dir, target.session, turn)
     except ledger.GuardError as exc:
         _fail(str(exc))
     what = target.describe() if turn else f"every turn of session {target.session!r}"

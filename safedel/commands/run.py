@@ -1,10 +1,10 @@
-"""`safedel run`: the typer face of runner.py, for --help and completions."""
+"""`safedel run`: the typer face of executor/runner.py, for --help and completions."""
 
 from typing import Annotated, Optional
 
 import typer
 
-from ..executor import runner
+from ..executor import runargs, runner
 
 Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
 
@@ -91,7 +91,7 @@ def run(
         if value not in (None, False, [])
     }
     try:
-        runner.validate(options)
-    except runner.UsageError as exc:
+        runargs.validate(options)
+    except runargs.UsageError as exc:
         raise typer.BadParameter(str(exc)) from None
     raise typer.Exit(runner.execute(options, command))

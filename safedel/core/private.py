@@ -8,6 +8,7 @@ state directory swapped for a symlink is refused, not followed.
 import errno
 import os
 import stat
+import sys
 from _thread import RLock
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -208,3 +209,28 @@ class _Exclusive:
 EXCLUSIVE = _Exclusive()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=EXCLUSIVE.after_fork)
+
+
+def digest(value):
+    """The first 16 hex digits of value's sha256: how a state file is named after a
+    session or turn (ledgers, signals, workspaces, approvals; shims/node/private.cjs)."""
+    if not _sha256:
+        _sha256.append(_load_sha256())
+    return _sha256[0](value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+_sha256 = []
+
+
+def _load_sha256():
+    """The bare C hash, loaded at the first digest: hashlib would load OpenSSL, a large
+    cost for one digest, and a launcher under `safedel run` needs none at all (the run
+    record names its ledger: core/contract/runrecord.py)."""
+    try:
+        if sys.version_info >= (3, 12):  # its module's name, so no failed search first
+            from _sha2 import sha256
+        else:
+            from _sha256 import sha256
+    except ImportError:
+        from hashlib import sha256
+    return sha256

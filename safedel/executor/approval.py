@@ -26,8 +26,7 @@ import hashlib
 import hmac
 import os
 
-from ..core.guard.ledger import digest
-from ..core.private import open_under
+from ..core.private import digest, open_under
 
 APPROVALS = "approvals"
 TOKEN_BYTES = 32

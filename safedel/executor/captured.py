@@ -33,14 +33,14 @@ def run(plan, command, env, run_id, spawn=None):
             try:
                 execution.start()
             except OSError as exc:
-                return _not_started(command, exc, outputs), _views(plan, outputs), outputs
+                return not_started(command, exc, outputs), _views(plan, outputs), outputs
             outcome = execution.wait()
     finally:
         outputs.close()
     return outcome, _views(plan, outputs), outputs
 
 
-def _not_started(command, exc, outputs):
+def not_started(command, exc, outputs):
     """127 or 126 as a shell gives them, with the reason in the stderr file."""
     outcome = process.Outcome()
     if isinstance(exc, FileNotFoundError):

@@ -6,12 +6,16 @@ forges its consent, so the net refuses every deletion there (EPERM and a marker,
 the rm shim refuses it), except the few that safedel's own shims and launchers make,
 each known by its exact name (renames over a file are not deletions the net sees):
 
+<<<<<<< HEAD
 - the guard's pruning (core.guardturn.prune, the Node shim's ledgerturn.cjs): a ledger or
+=======
+- the guard's pruning (core/guard/turn.py's prune, the Node shim's ledger.cjs): a ledger or
+>>>>>>> splits
   signal file `bulk-guard|signals/<session>/<name>` untouched for a day (by the later of mtime and
   ctime), and the emptied session directory once it too is a day old;
-- a signal claimed by its reader (core.signals._claim):
+- a signal claimed by its reader (core/guard/signals.py's _claim):
   `signals/<session>/.<name>.<pid>.<hex>.taking`, pid the caller's own;
-- a process's own run pointer when it ends (core.runpointer.unpoint):
+- a process's own run pointer when it ends (core/contract/runpointer.py's unpoint):
   `by-pid/<pid>-<start>`, pid the caller's own;
 - the prompt's git link made aside (shells.promptgit): `prompt-git/<hash>/git.<pid>`,
   pid the caller's own.
@@ -20,9 +24,10 @@ The report and its rotated segments are judged like any path (see places).
 
 Renames out of a name there are refused too (`mv approvals x` loses the record as
 surely as rm), but for those safedel makes: a temporary file of an atomic write
-(`*.<pid>.tmp`, `.<name>.<pid>.<hex>.tmp`; core.signals, core.workspace_files, the
-Node shim's audit.cjs), the prompt's git link made aside, and a signal claimed by its
-reader. Renames onto a name there are writes, which the net does not see.
+(`*.<pid>.tmp`, `.<name>.<pid>.<hex>.tmp`; core/guard/signals.py,
+core/policy/workspacefiles.py, the Node shim's audit.cjs), the prompt's git link made
+aside, and a signal claimed by its reader. Renames onto a name there are writes, which
+the net does not see.
 """
 
 import os

@@ -6,7 +6,7 @@ import itertools
 import os
 import signal
 
-from ..core.guard import ledger
+from ..core.guard import ledger, turn
 from ..executor import limits
 from . import runs, sessions, terminal
 from .protocol import ProtocolError, field
@@ -79,7 +79,7 @@ def _end_session(server, request, forget_guard):
     removed = 0
     if forget_guard:
         try:
-            removed = ledger.reset(server.state_dir, session.id)
+            removed = turn.reset(server.state_dir, session.id)
         except ledger.GuardError as exc:
             raise ProtocolError(str(exc)) from None
     return {"killed": len(running), "ledgersRemoved": removed}

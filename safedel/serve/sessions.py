@@ -11,9 +11,10 @@ import os
 import threading
 
 from ..core.contract import settings as core_settings
-from ..core.guard import ledger
+from ..core.guard import ledger, rule, turn
 from ..core.guard.outside import KIND as OUTSIDE
 from ..core.policy import workspacefiles
+from ..core.private import digest
 from .protocol import ProtocolError
 
 CHOICES = ("allow_once", "allow_session", "deny")
@@ -22,7 +23,7 @@ CHOICES = ("allow_once", "allow_session", "deny")
 class Session:
     def __init__(self, session_id, roots, threshold, report):
         self.id = session_id
-        self.digest = ledger.digest(session_id)
+        self.digest = digest(session_id)
         self.roots = roots
         self.threshold = threshold
         self.report = report
@@ -71,14 +72,14 @@ def answer(session, choice, request_id=None):
     if choice == "deny":
         op = "reject" if kind != OUTSIDE else None
     else:
-        op = ledger.APPROVE_OUTSIDE if kind == OUTSIDE else "approve"
+        op = rule.APPROVE_OUTSIDE if kind == OUTSIDE else "approve"
         if choice == "allow_session" and kind == OUTSIDE:
             _add_folders(session, settings, (payload or {}).get("targets") or [])
         elif choice == "allow_session":
             session.allow_all = True
     if op is not None:
         try:
-            ledger.mark(settings, op, "serve")
+            turn.mark(settings, op, "serve")
         except ledger.GuardError as exc:
             raise ProtocolError(str(exc)) from None
     return {"requestId": request_id, "turn": settings.turn, "applied": op}
@@ -104,6 +105,6 @@ def open_turn(session, env):
     """Approve a new turn up front when the user chose allow_session."""
     if session.allow_all:
         try:
-            ledger.mark(core_settings.load(env), "approve", "serve")
+            turn.mark(core_settings.load(env), "approve", "serve")
         except ledger.GuardError:
             pass  # the guard then asks again, which fails closed

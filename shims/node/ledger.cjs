@@ -1,7 +1,8 @@
 'use strict';
-// The per-turn bulk guard ledger (the same format as safedel/core/guard/ledger.py's): a process
-// appends its `take` line with one O_APPEND write, then reads the ledger; the verdict is
-// a pure function of the lines before its own (ledgerrule.cjs), so no lock can go stale.
+// The per-turn bulk guard ledger (the same format as safedel/core/guard/ledger.py's): a
+// process appends its `take` line with one O_APPEND write, then reads the ledger; the
+// verdict is a pure function of the lines before its own (ledgerrule.cjs, the same rule
+// as safedel/core/guard/rule.py), so no lock can go stale.
 // The turn's administration (withdrawing a take, the whole turn's state, pruning) is in
 // ledgerturn.cjs, loaded only when one of them is asked for.
 

@@ -12,7 +12,7 @@ const { readdirSync, lstatSync, unlinkSync } = require('./originals.cjs');
 const PRUNE_AGE_MS = 24 * 3600 * 1000;
 
 // Take back the refused take id: its batch turned out to be regenerable, and the turn
-// should read as if it had never been asked (core/guard/ledger.py's `withdraw`). It grants
+// should read as if it had never been asked (core/guard/turn.py's `withdraw`). It grants
 // nothing, so no verdict changes. Like an approve line, it is written again after a
 // newline if a torn fragment swallowed it. Throws GuardError.
 function withdraw(settings, id) {

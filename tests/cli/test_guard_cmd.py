@@ -11,6 +11,7 @@ from resultschema import valid_result
 
 from safedel.core.contract import settings
 from safedel.core.guard import ledger as guard
+from safedel.core.guard import turn as guardturn
 from safedel.core.report import markers
 
 WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "unit")
@@ -79,8 +80,8 @@ def test_every_command_defaults_to_the_environment_and_says_which_turn(sandbox):
     assert (got["turn"], got["count"]) == ("from-file", 5)
     assert got["turnSource"] == f"SAFEDEL_TURN_FILE {turn_file}"
     assert safedel(sandbox, "guard", "reject", env=env).returncode == 0
-    assert guard.status(str(sandbox.state), sandbox.session, "from-file").mode == "rejected"
-    assert guard.status(str(sandbox.state), sandbox.session, "from-env").mode == "open"
+    assert guardturn.status(str(sandbox.state), sandbox.session, "from-file").mode == "rejected"
+    assert guardturn.status(str(sandbox.state), sandbox.session, "from-env").mode == "open"
 
 
 def test_reset_forgets_a_turn_or_the_whole_session(sandbox):
@@ -91,14 +92,16 @@ def test_reset_forgets_a_turn_or_the_whole_session(sandbox):
     guard.take(other, 1)
     base = ["--session", sandbox.session]
     assert safedel(sandbox, "guard", "reset", *base, "--turn", "t1").returncode == 0
-    counts = [guard.status(str(sandbox.state), sandbox.session, t).granted for t in ["t1", "t2"]]
+    counts = [
+        guardturn.status(str(sandbox.state), sandbox.session, t).granted for t in ["t1", "t2"]
+    ]
     assert counts == [0, 2]
     done = safedel(sandbox, "guard", "reset", *base)
     assert done.returncode == 0 and "every turn" in done.stdout
-    assert guard.status(str(sandbox.state), sandbox.session, "t3").granted == 0
-    assert guard.status(str(sandbox.state), "other", "t1").granted == 1
+    assert guardturn.status(str(sandbox.state), sandbox.session, "t3").granted == 0
+    assert guardturn.status(str(sandbox.state), "other", "t1").granted == 1
     assert safedel(sandbox, "guard", "reset", "--session", "other", "--all").returncode == 0
-    assert guard.status(str(sandbox.state), "other", "t1").granted == 0
+    assert guardturn.status(str(sandbox.state), "other", "t1").granted == 0
 
 
 def test_run_result_reports_confirm_required_then_approve_lets_the_same_run_succeed(sandbox):
@@ -210,4 +213,4 @@ def test_rm_a_b_c_at_48_of_50_fails_with_one_reason_line_before_the_marker(sandb
     make(sandbox, *[f"big_dir/f{i}" for i in range(100)])
     done = sandbox.run("rm", "-rf", "big_dir", run_options=("--quiet",))
     assert done.returncode == 0, done.stderr
-    assert guard.status(str(sandbox.state), sandbox.session, sandbox.turn).granted == 49
+    assert guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn).granted == 49

@@ -7,7 +7,7 @@ import sys
 
 from resultschema import valid_result
 
-from safedel.core.guard import ledger
+from safedel.core.guard import turn as guardturn
 
 
 def make_files(sandbox, folder, count):
@@ -28,7 +28,7 @@ def run(sandbox, script, *options, env=None):
 
 
 def granted(sandbox, turn=None):
-    return ledger.status(str(sandbox.state), sandbox.session, turn or sandbox.turn).granted
+    return guardturn.status(str(sandbox.state), sandbox.session, turn or sandbox.turn).granted
 
 
 def test_guard_decisions_inside_a_run_are_refused(sandbox):
@@ -36,7 +36,7 @@ def test_guard_decisions_inside_a_run_are_refused(sandbox):
         done, result = run(sandbox, f"safedel guard {action}")
         assert result["exitCode"] == 1, action
         assert "approval must come from the user" in result["stderr"]
-    status = ledger.status(str(sandbox.state), sandbox.session, sandbox.turn)
+    status = guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn)
     assert status.mode == "open"
 
 

@@ -14,7 +14,8 @@ import pytest
 from conftest import last_markers, require
 
 from safedel.core.contract import host
-from safedel.core.guard import ledger, outside
+from safedel.core.guard import outside
+from safedel.core.guard import turn as guardturn
 
 HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v in table}
 
@@ -160,7 +161,9 @@ def test_on_a_terminal_it_is_a_question(sandbox, outside_file, answer, code):
     assert got == code, screen
     assert "1 item(s) outside the workspace" in screen and repr(str(target)) in screen
     assert target.exists() == (code == 1)
-    assert ledger.status(str(sandbox.state), sandbox.session, sandbox.turn).outside == (code == 0)
+    assert guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn).outside == (
+        code == 0
+    )
     assert ("SAFE_DELETE_OUTSIDE_WORKSPACE" in screen) == (code == 1)
 
 

@@ -1,6 +1,6 @@
 """A run names its guard ledger once, in its record; launchers under it use those names.
 
-The names are sha256 digests of the session and turn (core/guard/ledger.py). Loading sha256
+The names are sha256 digests of the session and turn (core/private.py). Loading sha256
 costs an rm launcher more than the whole take, so `safedel run` computes them and the
 launchers under it read them from the record (core/contract/runrecord.py); where no run record
 exists, a shim still computes them itself.
@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 
+from safedel.core import private
 from safedel.core.contract import runrecord
 from safedel.core.guard import ledger as guard
 
@@ -49,10 +50,13 @@ def test_the_record_holds_the_digests_of_its_own_session_and_turn(sandbox):
     done = sandbox.run("sh", "-c", 'cat "$SAFEDEL_STATE_DIR/runs/$SAFEDEL_RUN_ID/run.json"')
     assert done.returncode == 0, done.stderr.decode()
     record = json.loads(done.stdout)
-    assert record[runrecord.LEDGER] == [guard.digest(sandbox.session), guard.digest(sandbox.turn)]
+    assert record[runrecord.LEDGER] == [
+        private.digest(sandbox.session),
+        private.digest(sandbox.turn),
+    ]
     assert runrecord.known_digests(record) == {
-        sandbox.session: guard.digest(sandbox.session),
-        sandbox.turn: guard.digest(sandbox.turn),
+        sandbox.session: private.digest(sandbox.session),
+        sandbox.turn: private.digest(sandbox.turn),
     }
 
 

@@ -10,7 +10,7 @@ import time
 from resultschema import valid_result
 
 from safedel.core.contract import host
-from safedel.core.guard import ledger
+from safedel.core.guard import turn as guardturn
 
 PRINT_ENV = (
     "import json, os; "
@@ -81,9 +81,9 @@ def test_guard_approve_outside_workspace_is_recorded_for_the_turn(sandbox):
         timeout=60,
     )
     assert done.returncode == 0 and "outside the workspace" in done.stdout, done.stderr
-    state = ledger.status(str(sandbox.state), sandbox.session, sandbox.turn)
+    state = guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn)
     assert state.outside and state.mode == "open"
-    assert not ledger.status(str(sandbox.state), sandbox.session, "other").outside
+    assert not guardturn.status(str(sandbox.state), sandbox.session, "other").outside
 
 
 def bootstrap_bash(sandbox):

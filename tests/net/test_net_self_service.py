@@ -12,7 +12,7 @@ import pytest
 from conftest import IN_CI, require
 from netkit import require_net
 
-from safedel.core.guard import ledger
+from safedel.core.guard import turn as guardturn
 
 PY = sys.executable
 USER_ONLY = "the user's decision, not a command's that safedel run started"
@@ -89,7 +89,7 @@ def test_an_orphan_of_the_command_cannot_approve(sandbox, net, mode):
     assert done.returncode != 0
     code, stderr = _answer(answer)
     assert code == 1 and "approval must come from the user" in stderr, stderr
-    assert ledger.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "open"
+    assert guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "open"
     assert sorted(os.listdir(sandbox.work)) == ["f2", "f3", "f4", "f5"]
 
 
@@ -109,7 +109,7 @@ def test_a_new_pid_namespace_cannot_approve(sandbox, unshare):
         done = sandbox.run("bash", "-c", script, run_options=["--threshold", "2", *options])
         assert b"approval must come from the user" in done.stdout + done.stderr
         assert b"approve=1" in done.stdout
-        assert ledger.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "open"
+        assert guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "open"
         assert sorted(os.listdir(sandbox.work)) == ["f2", "f3", "f4", "f5"]
 
 
@@ -119,7 +119,7 @@ def test_outside_any_run_a_person_still_approves(sandbox):
     assert done.returncode != 0 and (sandbox.work / "f0").exists()
     approve = subprocess.run(_approve_argv(sandbox), env=sandbox.base_env(), capture_output=True)
     assert approve.returncode == 0, approve.stderr
-    assert ledger.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "approved"
+    assert guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "approved"
     done = sandbox.run("rm", "f0", "f1", "f2", "f3", run_options=["--threshold", "2"])
     assert done.returncode == 0 and not os.listdir(sandbox.work)
 
@@ -231,7 +231,7 @@ def test_a_token_of_the_commands_own_approves_nothing(sandbox, net):
     options = ["--threshold", "2", *_net_options(net)]
     done = sandbox.run("bash", "-c", script, run_options=options)
     assert b"approve=1" in done.stdout and b"approval must come from the user" in done.stderr
-    assert ledger.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "open"
+    assert guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "open"
     assert sorted(os.listdir(sandbox.work)) == ["f0", "f1", "f2"]
     # Nor did the nested run bind the session to its token: a person outside still
     # approves without one.

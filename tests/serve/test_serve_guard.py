@@ -9,7 +9,8 @@ from conftest import last_markers
 from resultschema import valid_result
 from servekit import Raw, Served
 
-from safedel.core.guard import ledger
+from safedel.core import private
+from safedel.core.guard import turn as guardturn
 
 
 @pytest.fixture
@@ -50,7 +51,7 @@ def test_rm_rf_is_trashed_and_reported(served, sandbox):
     assert raw.ok("s", "GetStatistics")["trashed"] == 1
     # The run's record names the turn's ledger, so its launchers need no sha256.
     record = json.loads((sandbox.state / "runs" / result["runId"] / "run.json").read_text())
-    assert record["ledger"] == [ledger.digest("S"), ledger.digest("T")]
+    assert record["ledger"] == [private.digest("S"), private.digest("T")]
 
 
 def test_51st_deletion_asks_allow_once_on_another_connection(served, sandbox):
@@ -236,9 +237,9 @@ def test_guard_request_while_running_after_the_signal_folder_is_pruned(served, s
     raw = Raw(served.path)
     raw.ok("o", "OpenSession", {"workspaceRoots": [str(sandbox.work)], "threshold": 1})
     _rm(raw, "r1", sandbox, "T", _files(sandbox, "a", 2))  # refused: the folder exists
-    folder = sandbox.state / "signals" / ledger.digest("S")
+    folder = sandbox.state / "signals" / private.digest("S")
     assert folder.is_dir()
-    ledger.prune(str(sandbox.state), now=time.time() + 3 * 86400)
+    guardturn.prune(str(sandbox.state), now=time.time() + 3 * 86400)
     assert not folder.exists()
     names = _files(sandbox, "h", 2)
     data = {"command": STEPS, "shell": "bash", "cwd": str(sandbox.work), "turn": "T2"}

@@ -6,7 +6,7 @@ import sys
 
 from servekit import Raw, Served
 
-from safedel.core.guard import ledger
+from safedel.core.guard import turn as guardturn
 
 # The command's try: connect to the socket (same uid, so SO_PEERCRED's uid check
 # passes) and answer the pending question with allow_once. Prints what came back.
@@ -44,7 +44,7 @@ def test_a_served_command_cannot_answer_its_own_guard_question(sandbox):
         assert "reply: closed" in result["stdout"] and "deleted" not in result["stdout"]
         assert "GuardRequest" in [e["command"] for e in raw.of(started["processId"])]
         assert (sandbox.work / "f2").exists()
-        assert ledger.status(str(sandbox.state), "S", "T").mode == "open"
+        assert guardturn.status(str(sandbox.state), "S", "T").mode == "open"
         # The harness, which is no descendant of the server, still answers.
         assert raw.ok("c", "ReportBlockChoice", {"choice": "allow_once"})["applied"] == "approve"
         started = raw.ok(

@@ -7,7 +7,7 @@ import os
 from conftest import last_markers
 from test_node_common import NODES, SYSTEM_NODE, json_out, node_events, run_script
 
-from safedel.core.guard import ledger as guard
+from safedel.core.guard import turn as guardturn
 from safedel.executor import childenv, shimhome
 
 TRY_UNLINK = r"""
@@ -164,9 +164,9 @@ def test_turn_file_is_read_at_call_time(sandbox, node):
     assert json_out(proc) == [None, "EPERM", None]
     assert [e["turn"] for e in node_events(sandbox)] == ["turn-1", "turn-2"]
     # The Python engine reads the ledgers the JS engine wrote.
-    first = guard.status(str(sandbox.state), sandbox.session, "turn-1")
+    first = guardturn.status(str(sandbox.state), sandbox.session, "turn-1")
     assert (first.takes, first.granted, first.refused) == (2, 1, 1)
-    assert guard.status(str(sandbox.state), sandbox.session, "turn-2").granted == 1
+    assert guardturn.status(str(sandbox.state), sandbox.session, "turn-2").granted == 1
 
 
 COLLIDE = r"""

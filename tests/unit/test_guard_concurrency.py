@@ -13,7 +13,8 @@ import subprocess
 import sys
 import time
 
-from safedel.core.guard import ledger
+from safedel.core.guard import ledger, rule
+from safedel.core.guard import turn as guardturn
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard_worker.py")
 THRESHOLD = 50
@@ -75,7 +76,7 @@ def ledger_lines(sandbox, turn):
 
 
 def granted_by_the_rule(lines):
-    """The rule, computed here independently of guard.py: takes in file order are
+    """The rule, computed here independently of guard/rule.py: takes in file order are
     granted while the granted sum stays within each take's threshold."""
     granted = 0
     for line in lines:
@@ -131,7 +132,7 @@ def test_exact_under_concurrency_16_processes_20_rounds(sandbox):
         in_place = [path for path in paths if os.path.lexists(path)]
         assert trashed_count(env["SAFEDEL_TRASH_DIR"]) == 50, turn
         assert len(in_place) == 110, turn
-        state = ledger.status(str(sandbox.state), sandbox.session, turn)
+        state = guardturn.status(str(sandbox.state), sandbox.session, turn)
         assert (state.granted, state.refused) == (50, 110), turn
         events = [e for e in sandbox.report() if e["turn"] == turn]
         assert sum(e["operation"] == "trash" for e in events) == 50
@@ -163,7 +164,7 @@ def test_sigkill_at_random_points_never_wedges_or_miscounts(sandbox):
         trashed = trashed_count(env["SAFEDEL_TRASH_DIR"])
         in_place = sum(os.path.lexists(path) for path in paths)
         count = granted_by_the_rule(ledger_lines(sandbox, turn))
-        assert ledger.status(str(sandbox.state), sandbox.session, turn).granted == count
+        assert guardturn.status(str(sandbox.state), sandbox.session, turn).granted == count
         assert trashed <= count <= min(trashed + killed, THRESHOLD)
         assert in_place + trashed == len(paths)
         probe = (
@@ -173,7 +174,7 @@ def test_sigkill_at_random_points_never_wedges_or_miscounts(sandbox):
         answer = subprocess.run(
             [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=30
         )
-        expected = (ledger.ALLOW, count + 1) if count < THRESHOLD else (ledger.CONFIRM, count)
+        expected = (rule.ALLOW, count + 1) if count < THRESHOLD else (rule.CONFIRM, count)
         assert answer.stdout.split() == [expected[0], str(expected[1])], answer.stderr
 
 
@@ -215,6 +216,6 @@ def test_threads_in_one_process_get_exactly_the_threshold(tmp_path):
         }
         verdicts, errors = _takes_from_threads(settings.load(env), 64, 4)
         assert errors == []
-        assert verdicts.count(ledger.ALLOW) == THRESHOLD
-        state = ledger.status(env["SAFEDEL_STATE_DIR"], "threads", f"run-{run}")
+        assert verdicts.count(rule.ALLOW) == THRESHOLD
+        state = guardturn.status(env["SAFEDEL_STATE_DIR"], "threads", f"run-{run}")
         assert (state.granted, state.takes) == (THRESHOLD, len(verdicts))

@@ -9,9 +9,10 @@ import time
 
 import pytest
 
-from safedel.core import deletion
+from safedel.core import deletion, private
 from safedel.core.contract import settings
-from safedel.core.guard import ledger
+from safedel.core.guard import ledger, rule
+from safedel.core.guard import turn as guardturn
 from safedel.core.guard.signals import take_signal, write_signal
 from safedel.core.report import markers
 
@@ -61,7 +62,7 @@ def say(program, reason):
 def spend(current, count):
     """Count `count` single deletions in the turn without touching any file."""
     for _ in range(count):
-        assert ledger.take(current, 1).verdict == ledger.ALLOW
+        assert ledger.take(current, 1).verdict == rule.ALLOW
 
 
 def test_the_rule_grants_while_the_running_sum_stays_within_each_takes_threshold():
@@ -76,16 +77,16 @@ def test_the_rule_grants_while_the_running_sum_stays_within_each_takes_threshold
         b'{"op":"take","id":"f","n":1,"t":50}\n',
         b'{"op":"future-op"}\n',  # an op a newer writer may add is ignored
     ]
-    got = [verdict for _record, verdict in ledger.verdicts(lines)]
+    got = [verdict for _record, verdict in rule.verdicts(lines)]
     assert got == [
-        ledger.ALLOW,
-        ledger.CONFIRM,
-        ledger.ALLOW,
-        ledger.ALLOW,
+        rule.ALLOW,
+        rule.CONFIRM,
+        rule.ALLOW,
+        rule.ALLOW,
         None,
-        ledger.ALLOW,
+        rule.ALLOW,
         None,
-        ledger.REJECTED,
+        rule.REJECTED,
         None,
     ]
 
@@ -106,12 +107,12 @@ def test_a_batch_over_the_limit_is_refused_whole_and_a_directory_counts_one(env,
     files(big, 200)
     deletion.authorize(current, "rm", [str(big)])  # rm -rf big_dir: 1, count 48
     deletion.trash_one(current, "rm", str(big))
-    assert ledger.status(current.state_dir, "s1", "t1").granted == 48
+    assert guardturn.status(current.state_dir, "s1", "t1").granted == 48
     with pytest.raises(deletion.Refused) as caught:
         deletion.authorize(current, "rm", batch)
     assert caught.value.errno == 1
     assert all(os.path.exists(path) for path in batch)
-    assert ledger.status(current.state_dir, "s1", "t1").granted == 48
+    assert guardturn.status(current.state_dir, "s1", "t1").granted == 48
     payload = markers.parse_markers(capfd.readouterr().err)[markers.CONFIRM_REQUIRED]
     assert payload["count"] == 48 and payload["threshold"] == 50
     assert payload["targetCount"] == 3 and payload["targets"] == batch
@@ -120,32 +121,32 @@ def test_a_batch_over_the_limit_is_refused_whole_and_a_directory_counts_one(env,
     assert take_signal(current.state_dir, "s1", "t1")["payload"] == payload
     # Two still fit.
     deletion.authorize(current, "rm", batch[:2])
-    assert ledger.status(current.state_dir, "s1", "t1").granted == 50
+    assert guardturn.status(current.state_dir, "s1", "t1").granted == 50
 
 
 def test_a_new_turn_starts_at_zero_and_a_rejected_turn_stays_rejected(env, tmp_path, capfd):
     current = settings.load(env)
     old = made_before_the_turn(tmp_path / "work", 3, "r")
     spend(current, 50)
-    assert ledger.take(current, 1).verdict == ledger.CONFIRM
-    ledger.mark(current, "reject", "test")
+    assert ledger.take(current, 1).verdict == rule.CONFIRM
+    guardturn.mark(current, "reject", "test")
     for path in old:
         with pytest.raises(deletion.Refused):
             deletion.authorize(current, "python", [path])
     assert markers.REJECTED in markers.parse_markers(capfd.readouterr().err)
-    assert ledger.status(current.state_dir, "s1", "t1").mode == "rejected"
+    assert guardturn.status(current.state_dir, "s1", "t1").mode == "rejected"
     next_turn = settings.load(dict(env, SAFEDEL_TURN="t2"))
     decision = ledger.take(next_turn, 50)
-    assert (decision.verdict, decision.count) == (ledger.ALLOW, 50)
+    assert (decision.verdict, decision.count) == (rule.ALLOW, 50)
 
 
 def test_approve_allows_the_rest_of_the_turn(env, tmp_path):
     current = settings.load(env)
     spend(current, 50)
-    ledger.mark(current, "approve", "test")
+    guardturn.mark(current, "approve", "test")
     batch = files(tmp_path / "work", 100)
     deletion.authorize(current, "python", batch)
-    assert ledger.status(current.state_dir, "s1", "t1").granted == 150
+    assert guardturn.status(current.state_dir, "s1", "t1").granted == 150
 
 
 def test_exempt_paths_never_count_2000_files_under_tmpdir(env, tmp_path):
@@ -166,7 +167,7 @@ def test_exempt_paths_never_count_2000_files_under_tmpdir(env, tmp_path):
     assert os.listdir(build) == []  # deleted for real
     assert not os.path.exists(env["SAFEDEL_TRASH_DIR"])
     assert _report(env) == [] and b"[safe-delete]" not in result.stderr
-    assert ledger.status(env["SAFEDEL_STATE_DIR"], "s1", "t1").takes == 0
+    assert guardturn.status(env["SAFEDEL_STATE_DIR"], "s1", "t1").takes == 0
 
 
 @pytest.mark.parametrize(
@@ -186,8 +187,8 @@ def test_a_torn_or_garbled_line_is_skipped_and_never_wedges_the_turn(env, tmp_pa
     with open(os.path.join(current.state_dir, *parts), "ab") as handle:
         handle.write(damage)
     spend(current, 2)  # exactly the rest of the threshold: the damage never counted
-    assert ledger.take(current, 1).verdict == ledger.CONFIRM
-    state = ledger.status(current.state_dir, "s1", "t1")
+    assert ledger.take(current, 1).verdict == rule.CONFIRM
+    state = guardturn.status(current.state_dir, "s1", "t1")
     assert (state.granted, state.takes, state.refused) == (5, 6, 1)
     with open(os.path.join(current.state_dir, *parts), "rb") as handle:
         lines = handle.read().splitlines()
@@ -207,7 +208,7 @@ def test_a_state_directory_that_is_a_symlink_is_refused_not_followed(env, tmp_pa
         state.symlink_to(elsewhere)
     else:
         spend(current, 1)
-        session_dir = state / "bulk-guard" / ledger.digest("s1")
+        session_dir = state / "bulk-guard" / private.digest("s1")
         victim = state / "bulk-guard" if link == "bulk-guard" else session_dir
         os.rename(victim, elsewhere / "moved")
         victim.symlink_to(elsewhere / "moved")
@@ -221,13 +222,13 @@ def test_a_state_directory_that_is_a_symlink_is_refused_not_followed(env, tmp_pa
     )
     assert sorted(p.name for p in elsewhere.rglob("*")) == before
     with pytest.raises(ledger.GuardError):
-        ledger.reset(current.state_dir, "s1")
+        guardturn.reset(current.state_dir, "s1")
 
 
 def test_state_is_private(env):
     current = settings.load(env)
     spend(current, 1)
-    ledger.mark(current, "approve", "test")
+    guardturn.mark(current, "approve", "test")
     write_signal(current, "rejected", {"count": 1})
     state = current.state_dir
     for directory, _dirs, names in os.walk(state):
@@ -244,21 +245,21 @@ def test_entries_older_than_a_day_are_pruned_when_the_guard_next_runs(env, tmp_p
     spend(fresh, 1)
     state = tmp_path / "state"
     day_ago = time.time() - ledger.PRUNE_AGE - 60
-    stale = [state / "bulk-guard" / ledger.digest("old-session"), state / "signals"]
+    stale = [state / "bulk-guard" / private.digest("old-session"), state / "signals"]
     for top in stale:
         for path in top.rglob("*"):
             os.utime(path, (day_ago, day_ago))
     kept = state / os.path.join(*ledger.ledger_parts("s1", "kept"))
     assert kept.exists()
     spend(settings.load(dict(env, SAFEDEL_TURN="a-new-turn")), 1)  # the guard runs
-    assert not list((state / "bulk-guard" / ledger.digest("old-session")).iterdir())
+    assert not list((state / "bulk-guard" / private.digest("old-session")).iterdir())
     assert not any(p.is_file() for p in (state / "signals").rglob("*"))
-    assert kept.exists() and ledger.status(str(state), "s1", "kept").granted == 1
+    assert kept.exists() and guardturn.status(str(state), "s1", "kept").granted == 1
     # Emptied session directories go once they too are a day old.
-    for path in [state / "bulk-guard" / ledger.digest("old-session"), *state.glob("signals/*")]:
+    for path in [state / "bulk-guard" / private.digest("old-session"), *state.glob("signals/*")]:
         os.utime(path, (day_ago, day_ago))
-    ledger.prune(str(state))
-    assert not (state / "bulk-guard" / ledger.digest("old-session")).exists()
+    guardturn.prune(str(state))
+    assert not (state / "bulk-guard" / private.digest("old-session")).exists()
     assert list((state / "signals").iterdir()) == []
 
 
@@ -279,15 +280,13 @@ def test_a_cursor_survives_a_reset_by_another_process(env):
     """This process caches how far it has read; a reset elsewhere (which may hand the
     new ledger the old inode) must not leave it counting from the old file."""
     current = settings.load(env)
-    script = (
-        "import sys; from safedel.core.guard import ledger; ledger.reset(sys.argv[1], 's1', 't1')"
-    )
+    script = "import sys; from safedel.core.guard import turn; turn.reset(sys.argv[1], 's1', 't1')"
     for _ in range(3):
         spend(current, 45)
         subprocess.run([sys.executable, "-c", script, current.state_dir], check=True, timeout=60)
         decision = ledger.take(current, 10)  # a stale cursor would say 55 > 50
-        assert (decision.verdict, decision.count) == (ledger.ALLOW, 10)
-        ledger.reset(current.state_dir, "s1", "t1")
+        assert (decision.verdict, decision.count) == (rule.ALLOW, 10)
+        guardturn.reset(current.state_dir, "s1", "t1")
 
 
 def test_an_invalid_threshold_warns_once_and_falls_back_to_50(env, tmp_path):

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from safedel.core.guard import ledger
+from safedel.core.guard import turn as guardturn
 
 BUILD_CLEAN = """
 import json, os, sys
@@ -40,5 +40,5 @@ def test_a_script_removing_2000_files_under_tmpdir_does_not_trip_the_guard(sandb
     assert b"[safe-delete]" not in done.stderr
     assert sandbox.trashed_names() == ["outside.txt"]
     assert [e["path"] for e in sandbox.report()] == [str(outside)]
-    state = ledger.status(str(sandbox.state), sandbox.session, sandbox.turn)
+    state = guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn)
     assert (state.granted, state.refused) == (1, 0)

@@ -17,6 +17,7 @@ import errno, json, os, subprocess, sys
 sys.path.insert(0, sys.argv[2])
 from safedel.core.contract import settings
 from safedel.core.guard import ledger as guard
+from safedel.core.guard import turn as guardturn
 
 state, node = sys.argv[1], sys.argv[3]
 env = {"SAFEDEL_STATE_DIR": state, "SAFEDEL_SESSION": "s", "SAFEDEL_TURN": "t",
@@ -51,7 +52,7 @@ js = ("const l = require(process.argv[1]);"
 facts["node"] = subprocess.run([node, "-e", js, sys.argv[4], state], capture_output=True,
                                text=True, check=True).stdout
 facts["last"] = guard.take(conf, 1).verdict
-status = guard.status(state, "s", "t")
+status = guardturn.status(state, "s", "t")
 facts["granted"] = status.granted
 print(json.dumps(facts))
 """

@@ -15,6 +15,7 @@ import pytest
 
 from safedel.core.contract import host
 from safedel.core.guard import ledger
+from safedel.core.guard import turn as guardturn
 from safedel.core.guard.prompt import QUESTION
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard_worker.py")
@@ -77,7 +78,7 @@ def setup(sandbox):
 
 
 def status(sandbox):
-    return ledger.status(str(sandbox.state), sandbox.session, sandbox.turn)
+    return guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn)
 
 
 def test_yes_approves_the_turn_and_the_batch_goes_ahead(setup):

@@ -22,9 +22,9 @@ NOBODY = 65534
 TRASH_AS = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from safedel_core import trash
+from safedel_core.trash import move
 try:
-    print(json.dumps({"ok": trash.trash(sys.argv[2]).as_event()}))
+    print(json.dumps({"ok": move.trash(sys.argv[2]).as_event()}))
 except OSError as exc:
     print(json.dumps({"errno": exc.errno, "reason": getattr(exc, "reason", str(exc))}))
 """

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from conftest import REPO, require
 
-from safedel.core.guard import ledger
+from safedel.core.guard import rule
 from safedel.core.policy import workspace
 from safedel.core.trash import info
 
@@ -61,10 +61,10 @@ def test_candidate_name(case):
 @pytest.mark.parametrize("case", LEDGER["cases"], ids=case_ids(LEDGER["cases"]))
 def test_ledger_verdicts(case):
     lines = [line.encode("ascii") for line in case["lines"]]
-    assert [verdict for _, verdict in ledger.verdicts(lines)] == case["verdicts"]
-    state = ledger.TurnState()
+    assert [verdict for _, verdict in rule.verdicts(lines)] == case["verdicts"]
+    state = rule.TurnState()
     for line in lines:
-        record = ledger.parse_line(line)
+        record = rule.parse_line(line)
         if record is not None:
             state.apply(record)
     assert (state.granted, state.mode) == (case["granted"], case["mode"])

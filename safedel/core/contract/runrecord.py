@@ -15,7 +15,7 @@ is beyond what safedel defends against.
 import os
 
 from .. import jsonl
-from ..private import open_dir, open_under
+from ..private import digest, open_dir, open_under
 
 RUNS = "runs"
 RECORD = "run.json"
@@ -31,8 +31,6 @@ _HEX = frozenset("0123456789abcdef")
 
 def ledger_names(session, turn):
     """The record's LEDGER value for a run of session and turn."""
-    from ..guard.ledger import digest
-
     return [digest(session), digest(turn)]
 
 

@@ -1,6 +1,7 @@
 """The per-turn bulk guard.
 
-ledger     : the turn's append-only ledger and the verdict of a take
+ledger     : the turn's append-only ledger, read and written: the take
+rule       : the verdict of each take, a pure function of the ledger's lines
 turn       : a turn's administration: status, approve, reject, reset, prune
 stage      : the pipeline's guard step
 refusal    : a refused batch: marker, signal file, report event

@@ -11,7 +11,7 @@ import os
 
 from ..policy import workspace
 from ..printable import printable
-from . import ledger
+from . import rule
 
 KIND = "outsideWorkspace"
 QUESTION = "Allow deletions outside the workspace for the rest of this turn? [y/N] "
@@ -61,7 +61,9 @@ def check(settings, targets, refuse):
         found = _not_holding(found, roots, workspace.real_exempt(settings.exempt))
     if not found:
         return
-    if ledger.status(settings.state_dir, settings.session, settings.turn).outside:
+    from . import turn  # only for targets outside the workspace
+
+    if turn.status(settings.state_dir, settings.session, settings.turn).outside:
         return
     from ..report import markers
     from . import prompt  # only for targets outside the workspace
@@ -76,7 +78,7 @@ def check(settings, targets, refuse):
     if prompt.can_prompt(settings):
         answer = prompt.ask(payload, describe(payload))
         if answer:
-            ledger.mark(settings, ledger.APPROVE_OUTSIDE, "prompt")
+            turn.mark(settings, rule.APPROVE_OUTSIDE, "prompt")
             return
     # A name can hold a newline and a whole fake marker line: shown escaped, never raw.
     first = printable(found[0])

@@ -4,7 +4,7 @@ signal file and a `refuse` event per target. Loaded only for such a batch.
 """
 
 from ..report import write
-from . import ledger
+from . import ledger, rule, turn
 from .stage import Refused
 
 
@@ -18,14 +18,14 @@ def without_regenerable(settings, targets, decision):
         return decision
     # The refused take is taken back, so the turn reads as if only the counted part had
     # been asked for (a retry refused again is then the batch's one refusal).
-    ledger.mark(settings, ledger.WITHDRAW, "regenerable", id=decision.take_id)
+    turn.mark(settings, rule.WITHDRAW, "regenerable", id=decision.take_id)
     counted = len(targets) - len(reasons)
     if counted:
         retry = ledger.take(settings, counted)
-        if retry.verdict != ledger.ALLOW:
+        if retry.verdict != rule.ALLOW:
             return retry
     else:
-        retry = ledger.Decision(ledger.ALLOW, decision.count, decision.threshold, decision.state)
+        retry = rule.Decision(rule.ALLOW, decision.count, decision.threshold, decision.state)
     regenerable.remember_uncounted(reasons)
     return retry
 
@@ -47,7 +47,7 @@ def refusal_payload(settings, decision, targets):
 def refuse(settings, runtime, decision, targets, announce):
     from ..report import markers
 
-    if decision.verdict == ledger.REJECTED:
+    if decision.verdict == rule.REJECTED:
         kind = markers.REJECTED
         reason = "bulk guard: this turn's bulk deletion was rejected; nothing was deleted"
     else:

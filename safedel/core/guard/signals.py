@@ -14,8 +14,8 @@ import os
 import time
 
 from .. import jsonl
-from ..private import open_dir
-from .ledger import SIGNALS, digest
+from ..private import digest, open_dir
+from .ledger import SIGNALS
 
 
 def signal_parts(session, key):

@@ -6,7 +6,7 @@ import errno
 
 from .. import resolve
 from ..outcome import DeletionError
-from . import ledger, outside
+from . import ledger, outside, rule
 
 
 class Refused(DeletionError):
@@ -45,12 +45,14 @@ def authorize(settings, runtime, paths, announce=None):
     try:
         outside.check(settings, targets, refuse_outside)
         decision = ledger.take(settings, len(targets))
-        if decision.verdict != ledger.ALLOW:
+        if decision.verdict != rule.ALLOW:
             decision = _refusal().without_regenerable(settings, targets, decision)
-        if decision.verdict == ledger.CONFIRM and _prompt().can_prompt(settings):
+        if decision.verdict == rule.CONFIRM and _prompt().can_prompt(settings):
             answer = _prompt().ask(_refusal().refusal_payload(settings, decision, targets))
             if answer is not None:
-                ledger.mark(settings, "approve" if answer else "reject", "prompt")
+                from .turn import mark  # only once a person has answered
+
+                mark(settings, "approve" if answer else "reject", "prompt")
                 decision = ledger.take(settings, len(targets))
     except ledger.GuardError as exc:
         reason = f"the bulk guard failed, so nothing was deleted: {exc}"
@@ -64,7 +66,7 @@ def authorize(settings, runtime, paths, announce=None):
         write_signal(settings, "guardError", {"message": str(exc)})
         _refusal().report_refusals(settings, runtime, targets, reason)
         raise Refused(reason, targets[0] if len(targets) == 1 else None) from None
-    if decision.verdict != ledger.ALLOW:
+    if decision.verdict != rule.ALLOW:
         _refusal().refuse(settings, runtime, decision, targets, announce)
 
 

@@ -2,27 +2,25 @@
 reject and withdraw lines, a turn's status, reset, and the pruning of old state.
 
 Apart from the take, which every deletion makes: a launcher that only takes does not
-load this. guard.mark, guard.status, guard.reset and guard.prune lead here.
+load this, so its callers import it themselves, where they need it.
 """
 
 import errno
 import os
 import time
 
-from ..private import EXCLUSIVE, open_dir
+from ..private import EXCLUSIVE, digest, open_dir
 from .ledger import (
     LEDGERS,
     PRUNE_AGE,
     SIGNALS,
-    TurnState,
     _append,
-    _apply,
     _cursors,
     _error,
     _open_ledger,
-    digest,
     ledger_parts,
 )
+from .rule import TurnState, apply_line
 
 
 def _append_whole(fd, record):
@@ -63,7 +61,7 @@ def status(state_dir, session, turn):
         lines = [line for line in handle.read().splitlines(True) if line.endswith(b"\n")]
     state = TurnState()
     for line in lines:
-        _apply(state, line)
+        apply_line(state, line)
     return state
 
 

@@ -8,8 +8,7 @@ one array we need is read and rewritten here, and every other line is left as it
 import os
 
 from .. import jsonl
-from ..guard.ledger import digest
-from ..private import open_dir
+from ..private import digest, open_dir
 
 KEY = "workspace"
 SESSIONS = "workspaces"
