@@ -171,7 +171,8 @@ def test_list_and_restore_on_simulated_windows(windows, tmp_path):
     assert entries[0]["infoPath"] == str(folder / "$IAB12CD.txt")
     assert "$IGARBAGE.txt" in listed.output and "Traceback" not in listed.output
     assert [e["size"] for e in entries] == [5, 5, 1]  # as the $I records say
-    shown = invoke(env, "list")
+    # Wide enough that the table keeps the whole name, whatever the temp dir's length.
+    shown = invoke({**env, "COLUMNS": "400"}, "list")
     assert shown.exit_code == 0 and "report.txt" in shown.output and "3 items" in shown.output
 
     restored = invoke(env, "restore", str(work / "report.txt"))
