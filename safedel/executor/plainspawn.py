@@ -54,14 +54,15 @@ def _start(command, env, previous, net=None):
         import subprocess
 
         return subprocess.Popen(command, env=env)
-    program = _which(command[0], env.get("PATH", os.defpath))
+    program = which(command[0], env.get("PATH", os.defpath))
     reset = {s for s, h in previous.items() if h is not signal.SIG_IGN}
     reset |= {getattr(signal, n) for n in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, n)}
     spawn = net.spawn if net else os.posix_spawn
     return spawn(program, command, env, setsigdef=reset)
 
 
-def _which(name, path):
+def which(name, path):
+    """The program a spawn runs for name: as given with a slash, else PATH's first."""
     if os.sep in name:
         return name
     for directory in path.split(os.pathsep):

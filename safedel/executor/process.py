@@ -12,6 +12,7 @@ import select
 import time
 
 from . import tree
+from .plainspawn import which
 
 try:  # the C module: `signal` itself imports enum
     import _signal as signal
@@ -62,7 +63,7 @@ class Execution:
     def start(self):
         """Spawn the command; FileNotFoundError or another OSError if it cannot run."""
         self.subreaper = tree.become_subreaper()
-        program = _which(self.command[0], self.env.get("PATH", os.defpath))
+        program = which(self.command[0], self.env.get("PATH", os.defpath))
         actions = [(os.POSIX_SPAWN_DUP2, self.fds[s], n) for s, n in (("stdout", 1), ("stderr", 2))]
         reset = {getattr(signal, n) for n in (*INTERRUPTING, "SIGPIPE", "SIGXFSZ", "SIGQUIT")}
         self.started = time.monotonic()
@@ -144,16 +145,6 @@ def _pidfd(pid):
         return os.pidfd_open(pid)
     except (AttributeError, OSError):
         return None
-
-
-def _which(name, path):
-    if os.sep in name:
-        return name
-    for directory in path.split(os.pathsep):
-        candidate = os.path.join(directory or ".", name)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    raise FileNotFoundError(name)
 
 
 def _signal_name(number):
