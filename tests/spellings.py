@@ -11,6 +11,7 @@ Each entry: (id, script line deleting the file {f}, the shells it is valid in, t
 coverage.md's table names it by).
 """
 
+import glob
 import os
 import shlex
 import sys
@@ -30,7 +31,12 @@ GAPS = [
     ("nohup", "nohup /bin/rm {f} 2>/dev/null", POSIX, "`nohup /bin/rm`"),
     ("hash-p", "hash -p /bin/rm rm; rm {f}; hash -r", ("bash",), "`hash -p /bin/rm rm`"),
     ("renamed-link", "ln -s /bin/rm zap-{f} && ./zap-{f} {f}", POSIX, "`ln -s /bin/rm zap`"),
+    ("proc-root", "/proc/self/root/bin/rm {f}", POSIX, "`/proc/self/root/bin/rm`"),
 ]
+# The dynamic loader runs a program by its path too (`ld.so /bin/rm`), where there is one.
+LOADERS = sorted(glob.glob("/lib64/ld-linux-*.so.*") + glob.glob("/lib/ld-linux-*.so.*"))
+if LOADERS:
+    GAPS.append(("loader", LOADERS[0] + " /bin/rm {f}", POSIX, "`ld.so /bin/rm`"))
 
 COVERED = [
     ("bin-rm", "/bin/rm {f}", BASH_ZSH),
@@ -38,6 +44,9 @@ COVERED = [
     ("quoted", "'/bin/rm' {f}", BASH_ZSH),
     ("expanded", "r=/bin/rm; $r {f}", BASH_ZSH),
     ("time", "time /bin/rm {f} 2>/dev/null", BASH_ZSH),
+    ("type-P", '"$(type -P rm)" {f}', ("bash",)),
+    ("noglob", "noglob /bin/rm {f}", ("zsh",)),
+    ("equals", "=rm {f}", ("zsh",)),
     ("find-exec", "find . -name {f} -exec /bin/rm {{}} +", POSIX),
     ("find-exec-double-slash", "find . -name {f} -exec //bin/rm {{}} \\;", POSIX),
     ("find-execdir-dot-dot", "find . -name {f} -execdir /usr/bin/../bin/rm {{}} \\;", POSIX),
