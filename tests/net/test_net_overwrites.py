@@ -18,17 +18,18 @@ from netkit import NOBODY, as_nobody, nobody_package, nobody_scratch, require_ne
 from spellings import coverage_text
 
 ORIGINAL = b"precious \x00 bytes\n" * 64
-# (id, the deletion of f, whether the net must be on: False = a shim does it alone)
-FRONT_ENDS = [
-    ("rm", "rm f", False),
-    ("unlink", "unlink f", False),
-    ("find-delete", "find . -name f -delete", False),
-    ("python-os-remove", "python3 -c 'import os; os.remove(\"f\")'", False),
-    ("node-unlinkSync", 'node -e \'require("fs").unlinkSync("f")\'', False),
-    ("node-rmSync", 'node -e \'require("fs").rmSync("f")\'', False),
-    ("net-bin-rm", "/bin/rm f", True),
-    ("net-perl", "perl -e 'unlink \"f\"'", True),
+SHIMS = [
+    ("rm", "rm f"),
+    ("unlink", "unlink f"),
+    ("find-delete", "find . -name f -delete"),
+    ("python-os-remove", "python3 -c 'import os; os.remove(\"f\")'"),
+    ("node-unlinkSync", 'node -e \'require("fs").unlinkSync("f")\''),
+    ("node-rmSync", 'node -e \'require("fs").rmSync("f")\''),
 ]
+# Each shim alone (--net off) and under the net (whose rename of the copy over the
+# trashed link must go through), then what only the net sees: (id, deletion, netted).
+FRONT_ENDS = [(f"{i}-{m}", d, n) for i, d in SHIMS for m, n in (("alone", False), ("net", True))]
+FRONT_ENDS += [("net-bin-rm", "/bin/rm f", True), ("net-perl", "perl -e 'unlink \"f\"'", True)]
 
 
 def run(sandbox, script, netted):
