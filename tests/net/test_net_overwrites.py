@@ -70,6 +70,7 @@ def test_a_link_in_the_temp_dir_cannot_empty_the_trashed_copy(sandbox, front, de
     restored = restore_turn(sandbox)
     assert restored.returncode == 0, restored.stderr
     assert (sandbox.work / "f").read_bytes() == ORIGINAL
+    assert os.lstat(sandbox.work / "f").st_nlink == 1  # a file of its own, as the table says
 
 
 @pytest.mark.parametrize("deletion,netted", [("rm", False), ("/bin/rm", True)], ids=["rm", "net"])
@@ -117,16 +118,26 @@ def test_a_copy_that_cannot_be_made_leaves_the_file_in_place(sandbox, tmpfs):
         os.unlink(small / "h")
 
 
+WHOLE = [
+    ("rm", "rm -rf {d}"),
+    ("python", "python3 -c 'import shutil; shutil.rmtree(\"{d}\")'"),
+    ("node", 'node -e \'require("fs").rmSync("{d}", {{recursive: true}})\''),
+]
+
+
 def test_a_directory_trashed_whole_keeps_its_files_links(sandbox):
     """Named in docs/coverage.md: a directory is one rename, and its files keep their
     inodes; the net, which trashes a tree entry by entry, copies each one."""
-    for name in ("whole", "entries"):
+    for name in [w[0] for w in WHOLE] + ["entries"]:
         (sandbox.work / name).mkdir()
         plant(sandbox.work / name / "f")
-    script = 'ln whole/f "$TMPDIR/h1" && rm -rf whole && : > "$TMPDIR/h1"'
-    done = run(sandbox, script, netted=False)
-    assert done.returncode == 0, done.stderr
-    assert (sandbox.trash / "files" / "whole" / "f").read_bytes() == b""
+    for name, deletion in WHOLE:
+        require(deletion.split()[0])
+        script = f'ln {name}/f "$TMPDIR/h-{name}" && {deletion.format(d=name)}'
+        script += f' && : > "$TMPDIR/h-{name}"'
+        done = run(sandbox, script, netted=False)
+        assert done.returncode == 0, done.stderr
+        assert (sandbox.trash / "files" / name / "f").read_bytes() == b"", name
     assert "a file inside a directory trashed whole" in coverage_text()
     require_net()
     script = 'ln entries/f "$TMPDIR/h2" && /bin/rm -rf entries && : > "$TMPDIR/h2"'
@@ -143,6 +154,11 @@ OVERWRITES = [
     ("truncate", ": > f", "`: > file`"),
     ("truncate-tool", "truncate -s 0 f", "`truncate -s 0`"),
     ("punch-hole", "fallocate --punch-hole --offset 0 --length 8192 f", "`fallocate --punch-hole`"),
+    ("zero-range", "fallocate --zero-range --offset 0 --length 8192 f", "`--zero-range`"),
+    ("collapse-range", "fallocate --collapse-range -o 0 -l 4096 f", "`--collapse-range`"),
+    ("dd", "dd if=other of=f conv=notrunc status=none", "`dd conv=notrunc`"),
+    ("shred", "shred -n 1 f", "`shred`"),
+    ("mv", "mv other f", "`mv`, `ln -sf`, `ln -f` over an existing file"),
     ("trash-write", 'rm f && : > "$XDG_DATA_HOME/Trash/files/f"', "writing into the trash"),
     (
         "trash-link",

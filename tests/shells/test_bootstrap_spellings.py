@@ -4,6 +4,7 @@ table names them; the ones the functions and the find launcher reach go to the t
 byte for byte. tests/net/test_net_spellings.py has the same spellings under the net."""
 
 import os
+import re
 import subprocess
 
 import pytest
@@ -81,3 +82,14 @@ def test_find_exec_of_the_real_rm_is_trashed_under_safedel_run_without_the_net(s
     assert sorted(sandbox.trashed_names()) == sorted(planted.values()), done.stderr
     runtimes = {e["runtime"] for e in sandbox.report() if e["operation"] == "trash"}
     assert runtimes <= {"rm", "unlink"}, runtimes
+
+
+def test_find_ok_asks_about_the_launcher_it_runs(sandbox):
+    """As the coverage table says: -ok's question names the launcher that will run."""
+    (sandbox.work / "asked").write_text("asked")
+    script = "echo y | find . -name asked -ok /bin/rm {} \\;"
+    done = sandbox.run("dash", "-c", script, run_options=["--net", "off"])
+    assert done.returncode == 0, done.stderr
+    asked = re.search(rb"< (\S+) \.\.\. \./asked > \? ", done.stderr)
+    assert asked and asked.group(1).endswith(b"/bin/rm") and asked.group(1) != b"/bin/rm"
+    assert sandbox.trashed_names() == ["asked"]
