@@ -93,3 +93,27 @@ def test_find_ok_asks_about_the_launcher_it_runs(sandbox):
     asked = re.search(rb"< (\S+) \.\.\. \./asked > \? ", done.stderr)
     assert asked and asked.group(1).endswith(b"/bin/rm") and asked.group(1) != b"/bin/rm"
     assert sandbox.trashed_names() == ["asked"]
+
+
+def test_find_exec_judges_the_command_as_find_starts(sandbox):
+    """A command that turns into the real rm while find runs is the named gap: the
+    launcher looked at it once, before find started. The net trashes it all the same."""
+    script = '#!/bin/sh\nln -sf /bin/rm "$0"\n'
+    line = "find . -name 'v*' -exec ./rm {} \\;"
+    for netted in (False, True):
+        (sandbox.work / "rm").write_text(script)
+        (sandbox.work / "rm").chmod(0o755)
+        for name in ("v1", "v2"):
+            (sandbox.work / name).write_text(name)
+        options = [] if netted else ["--net", "off"]
+        done = sandbox.run("dash", "-c", line, run_options=options)
+        assert done.returncode == 0, done.stderr
+        left = sorted(p.name for p in sandbox.work.glob("v*"))
+        assert len(left) == 1, left  # the script's turn kept one; the real rm took the other
+        if netted:
+            assert {"v1", "v2"} - set(left) <= set(sandbox.trashed_names()), done.stderr
+        else:
+            assert sandbox.trashed_names() == [], done.stderr
+        for path in [*sandbox.work.glob("v*"), sandbox.work / "rm"]:
+            path.unlink()
+    assert "a script of yours named `rm`" in coverage_text()
