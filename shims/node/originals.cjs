@@ -8,7 +8,11 @@ const fs = require('fs');
 module.exports = {
   closeSync: fs.closeSync,
   fchmodSync: fs.fchmodSync,
+  fchownSync: fs.fchownSync,
   fstatSync: fs.fstatSync,
+  ftruncateSync: fs.ftruncateSync,
+  futimesSync: fs.futimesSync,
+  linkSync: fs.linkSync,
   lstatSync: fs.lstatSync,
   mkdirSync: fs.mkdirSync,
   openSync: fs.openSync,

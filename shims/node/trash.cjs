@@ -1,7 +1,8 @@
 'use strict';
 // The freedesktop trash on Linux, in-process: the same rules as safedel/core/trash/move.py and
 // trashdirs.py. Paths are Buffers throughout, so a non-UTF-8 name is never decoded; path
-// arithmetic runs on latin1 strings, which map bytes one to one.
+// arithmetic runs on latin1 strings, which map bytes one to one. A file that arrives with
+// other hard links gets an inode of its own in the trash (hardlinks.cjs).
 
 const fs = require('fs');
 const pathPosix = require('path').posix;
@@ -15,11 +16,20 @@ const { fchmodSync, fstatSync, readdirSync } = require('./originals.cjs');
 const { renameSync, unlinkSync } = require('./originals.cjs');
 
 const roots = require('./trashroots.cjs');
+const { makeOwn, unreadable } = require('./hardlinks.cjs');
 
 const { TrashFailure, latin1, bytes, join, dirname, basename, show } = roots;
 
 function lexists(buf) {
   return lstatSync(buf, { throwIfNoEntry: false }) !== undefined;
+}
+
+function quietly(action) {
+  try {
+    action();
+  } catch {
+    // The info file is already gone; nothing is left behind.
+  }
 }
 
 function kindOf(st) {
@@ -60,6 +70,10 @@ function trash(target, trashDir, env, home) {
         `${show(absolute)} is a mount point and cannot be moved to a trash`
       );
     }
+  }
+  if (unreadable(st)) {
+    const why = 'a file with other hard links that cannot be read cannot be copied to the trash';
+    throw new TrashFailure('EACCES', why);
   }
   let location;
   let into;
@@ -121,12 +135,14 @@ function trash(target, trashDir, env, home) {
       }
       moveLending(absolute, heldEntry, st);
     } catch (err) {
-      try {
-        unlinkSync(heldInfo);
-      } catch {
-        // The info file is already gone; nothing is left behind.
-      }
+      quietly(() => unlinkSync(heldInfo));
       throw failure(err, 'cannot move it into the trash');
+    }
+    try {
+      makeOwn(heldEntry, absolute);
+    } catch (err) {
+      quietly(() => unlinkSync(heldInfo)); // back in place, under its own name
+      throw failure(err, 'cannot copy a file with other hard links to the trash');
     }
     return { trashPath: entry, infoPath, kind: kindOf(st) };
   }

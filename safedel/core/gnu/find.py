@@ -1,10 +1,11 @@
 """find ... -delete, with what -delete would remove going to the trash instead.
 
-Without -delete the real find runs untouched. With it, the real find runs with each
--delete action replaced by `-fprint0` into a pipe (and -depth, which -delete
-implies), so find itself decides what matches, in its depth-first order. The list
-is then trashed in that order as one guard batch. A directory listed after all of
-its entries becomes a single item, so `find build -delete` is one rename.
+Without -delete the real find runs untouched (but for an -exec of the real rm, rmdir,
+unlink or find by a path, which runs their launcher: findexec). With it, the real
+find runs with each -delete action replaced by `-fprint0` into a pipe (and -depth,
+which -delete implies), so find itself decides what matches, in its depth-first
+order. The list is then trashed in that order as one guard batch. A directory listed
+after all of its entries becomes a single item, so `find build -delete` is one rename.
 
 That is exact only for a plain expression (_listing_is_exact). Any other runs the
 real find unchanged, its unlinkat calls answered one by one (findsync).
@@ -14,7 +15,7 @@ import errno
 import os
 import stat
 
-from . import options, rmtrash
+from . import findexec, options, rmtrash
 from .launch import exec_real, real_tool
 from .options import locale_quote
 from .quoting import original_environ
@@ -31,7 +32,7 @@ _ONE_ARG = frozenset(
         b" regextype printf files0-from"
     ).split()
 )
-_EXEC = (b"-exec", b"-execdir", b"-ok", b"-okdir")
+_EXEC = findexec.EXEC
 _OUTPUT = (*_EXEC, b"-print", b"-print0", b"-printf", b"-ls", b"-fprint", b"-fprint0")
 _OUTPUT += (b"-fprintf", b"-fls")
 PRUNE_WITH_DELETE = (
@@ -92,9 +93,10 @@ def run(argv, launcher):
     args = [os.fsencode(a) for a in argv]
     start = expression_start(args)
     operators = {i: args[i] for i in action_tokens(args, start)}
+    args = findexec.reroute(args, operators, launcher)  # -exec /bin/rm: the launcher
     deletes = [i for i, arg in operators.items() if arg == b"-delete"]
     if not deletes:
-        exec_real("find", launcher, argv)
+        exec_real("find", launcher, args)
     tool = options.Tool("find", quoter=locale_quote)
     values = operators.values()
     if b"-prune" in values and b"-depth" not in values and b"-d" not in values:

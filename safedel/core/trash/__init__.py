@@ -1,6 +1,7 @@
 """The freedesktop trash, as the engine writes it.
 
 move      : an info file with O_EXCL, then one rename into files/
+hardlinks : a file that arrives with other hard links gets an inode of its own
 dirs      : which trash an item goes to (home trash, $topdir/.Trash/$uid, .Trash-$uid)
 info      : the .trashinfo format
 trust     : which trash dirs are ours to write

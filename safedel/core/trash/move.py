@@ -3,7 +3,8 @@
 The order of operations is what keeps data safe: the info file is created with
 O_EXCL (which also reserves the entry name against racing processes), then the item
 is renamed into files/. If the rename fails the info file is removed again, so a
-failure leaves the item where it was and no orphan behind.
+failure leaves the item where it was and no orphan behind. A file that arrives with
+other hard links gets an inode of its own there (hardlinks.py).
 """
 
 import errno
@@ -15,7 +16,7 @@ from .. import resolve
 from ..outcome import DeletionError
 from ..printable import printable
 from ..private import EXCLUSIVE
-from . import dirs, info
+from . import dirs, hardlinks, info
 
 _INFO_FLAGS = (
     os.O_WRONLY
@@ -87,6 +88,9 @@ def trash(path, trash_dir=None, home=None):
             f"{printable(absolute)} is a mount point and cannot be moved to a trash",
             os.fsdecode(absolute),
         )
+    if hardlinks.unreadable(st):
+        reason = "a file with other hard links that cannot be read cannot be copied to the trash"
+        raise TrashFailure(errno.EACCES, reason, os.fsdecode(absolute))
     # The held trash descriptors serve one thread at a time (trashdirs.hold).
     with EXCLUSIVE:
         try:
@@ -158,6 +162,12 @@ def _move(target, absolute, st, location):
         except OSError as exc:
             _discard(info_name, info_fd)
             raise _failure(exc, "cannot move it into the trash", absolute) from None
+        try:
+            hardlinks.make_own(files_fd, name, target)
+        except OSError as exc:  # back in place, under its own name
+            _discard(info_name, info_fd)
+            what = "cannot copy a file with other hard links to the trash"
+            raise _failure(exc, what, absolute) from None
         return TrashRecord(
             os.fsdecode(absolute),
             os.fsdecode(entry),
