@@ -1,7 +1,8 @@
 """A small client for `safedel serve` (standard library only).
 
     from safedel import client
-    with client.connect("/run/user/1000/safedel/serve.sock") as conn:
+    client.keep_private()  # no command may open this process's end (docs/harness.md)
+    with client.connect("/run/user/1000/safedel/serve.sock", server_pid=pid) as conn:
         conn.open_session("S", workspace_roots=["/work/repo"])
         run = conn.run(["rm", "-rf", "build"], cwd="/work/repo", turn="t1")
         for stream, text in run.output():

@@ -8,7 +8,8 @@ import sys
 from servekit import Raw, Served
 
 FILES = 60
-NESTED = f"{sys.executable} -m safedel run --session S2 --turn T2 -- rm f*"
+# Its own session, turn and threshold: none of them counts inside a run.
+NESTED = f"{sys.executable} -m safedel run --session S2 --turn T2 --threshold 99999 -- rm f*"
 
 
 def make_files(sandbox):
