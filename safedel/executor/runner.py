@@ -59,7 +59,7 @@ def execute(options, command):
         env["SAFEDEL_HARNESS"] = "1"  # refusals then tell the model to ask, not what to run
     # Inside another run: that run's harness asks, and that run's net judges what this
     # one deletes for itself, so its housekeeping waits for a run at the top.
-    enclosing = runstate.enclosing_run(os.environ)
+    enclosing = runstate.enclosing_run()
     try:
         runstate.record(options, env, run_id, nested=enclosing is not None)
     except OSError as exc:

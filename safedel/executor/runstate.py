@@ -8,16 +8,16 @@ import sys
 from ..core.report import segments, write
 
 
-def enclosing_run(environ):
-    """The id of the run this `safedel run` runs inside (started by a command of another
-    run, or of a served run), or None at the top: the enclosing run's pointer names it
-    (core/contract/runpointer.py), else the SAFEDEL_RUN_ID the command passed on."""
+def enclosing_run():
+    """The id of the run this `safedel run` was started in (by a command of another run,
+    or of a served run), or None at the top. The run found from the process tree
+    (core/contract/runpointer.py): the one whose record binds this run's values, never
+    a SAFEDEL_RUN_ID that a stale or forged environment names."""
     from ..core.contract import runpointer
 
     found = runpointer.enclosing()
-    if found is not None and isinstance(found.get("run"), str):
-        return found["run"]
-    return environ.get("SAFEDEL_RUN_ID") or None
+    run = found.get("run") if found is not None else None
+    return run if isinstance(run, str) else None
 
 
 def record(options, env, run_id, nested=False):
