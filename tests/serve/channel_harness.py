@@ -10,7 +10,9 @@ asks the guard a question (`rm` of 8 files), runs ATTACK with PYTHON (given this
 harness's pid and, on a socket, the socket's path), then `rm` of all 60 files, and
 reads until that run's ProcessExit. Then it asks for the statistics of session X,
 which only the attack could have opened. It prints one JSON object: every message
-received, in order, and the reply about X.
+received, in order, and the reply about X. With CHANNEL_HARNESS_DUMPABLE=1 it skips
+keep_private (a root harness whose runs lack capabilities it has is out of their
+reach all the same).
 """
 
 import json
@@ -56,7 +58,8 @@ class Lines:
 
 
 def main():
-    assert client.keep_private(), "PR_SET_DUMPABLE failed"
+    if os.environ.get("CHANNEL_HARNESS_DUMPABLE") != "1":
+        assert client.keep_private(), "PR_SET_DUMPABLE failed"
     mode = sys.argv[1]
     if mode == "stdio":
         lines = Lines(int(sys.argv[2]), int(sys.argv[3]))

@@ -216,10 +216,14 @@ def _yama_scope():
         return 0
 
 
-@pytest.mark.parametrize("mode", ["stdio", "socket"])
+@pytest.mark.parametrize("mode", ["stdio", "socket", "stdio, a dumpable harness"])
 def test_a_served_command_cannot_reach_the_server_s_channel(world, mode):
+    if mode.endswith("dumpable harness"):
+        if world.user != "root":
+            pytest.skip("a dumpable harness of the commands' own user is theirs to open")
+        world.env["CHANNEL_HARNESS_DUMPABLE"] = "1"  # root's capabilities keep it out
     before = world.contents()
-    done = _serve_stdio(world) if mode == "stdio" else _serve_socket(world)
+    done = _serve_socket(world) if mode == "socket" else _serve_stdio(world)
     messages = done["messages"]
     attack, result = _attack_report(messages)
 
