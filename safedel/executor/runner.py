@@ -105,6 +105,18 @@ def _plain_outcome(exit_code, signum, started):
 def _net(value, env):
     if not sys.platform.startswith("linux"):
         return None
+    from ..net import wanted
+
+    if not wanted(value, env):
+        return None
+    from ..net.canary import under_net
+
+    if under_net():
+        # Inside another run's net, which already judges all of this run's command (the
+        # kernel takes no second listener). Preparing one would make this process not
+        # dumpable, and the enclosing net, which must read the calls of its own
+        # bookkeeping, could then only refuse them.
+        return None
     from ..net.session import prepare
 
     return prepare(value, env)

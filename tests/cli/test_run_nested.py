@@ -7,17 +7,21 @@ The command is what a model would type: `safedel run -- rm f*` inside its tool c
 
 import glob
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
-from conftest import last_markers
+from conftest import IN_CI, last_markers, require
 from resultschema import valid_result
+from robustness import fuzzcase
 
 from safedel.core.contract import runpointer
 
 FILES = 60
+NOBODY = 65534
 # Its own session, turn and threshold: none of them counts inside a run.
 NESTED = f"{sys.executable} -m safedel run --session S2 --turn T2 --threshold 99999 -- rm f*"
 
@@ -105,3 +109,39 @@ def test_a_nested_run_leaves_the_pruning_of_old_runs_to_a_run_at_the_top(sandbox
     assert not (sandbox.work / "f0").exists()
     assert (sandbox.trash / "files" / "f0").read_text() == "content 0\n"
     assert [e for e in sandbox.report() if e["operation"] == "refuse"] == []
+
+
+def test_as_another_user_in_a_shared_directory(tmp_path):
+    """The same as uid 65534, in a directory every user can reach: the nested run (by
+    the system's python3, which that user can run) hands its refusal to the outer run."""
+    if os.geteuid() != 0:
+        if IN_CI:
+            pytest.fail("this test needs root under CI=true")
+        pytest.skip("needs root to act as uid 65534")
+    setpriv, python3 = require("setpriv"), require("/usr/bin/python3")
+    scratch = tempfile.mkdtemp(prefix="safedel-nested-", dir="/var/tmp")
+    os.chmod(scratch, 0o755)
+    try:
+        work = os.path.join(scratch, "work")
+        for name in ("home", "work", "tmp"):
+            os.mkdir(os.path.join(scratch, name))
+        for n in range(FILES):
+            with open(os.path.join(work, f"f{n}"), "w") as handle:
+                handle.write(f"content {n}\n")
+        env = fuzzcase.base_env(scratch)
+        env["PYTHONPATH"] = fuzzcase.readable_package(os.path.join(scratch, "package"))
+        for path, dirs, files in os.walk(scratch):
+            for name in [path, *(os.path.join(path, n) for n in dirs + files)]:
+                os.lchown(name, NOBODY, NOBODY)
+        nested = f"{python3} -m safedel run --session S2 --turn T2 --threshold 99999 -- rm f*"
+        argv = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+        argv += [sys.executable, "-m", "safedel", "run", "--session", "S", "--turn", "T"]
+        argv += ["--json", "--", "sh", "-c", nested]
+        done = subprocess.run(argv, cwd=work, env=env, capture_output=True, timeout=300)
+        result = valid_result(done.stdout.decode())
+        assert result["guard"]["type"] == "confirmRequired", (result, done.stderr)
+        assert result["guard"]["payload"]["targetCount"] == FILES
+        assert "SAFE_DELETE_OUTSIDE_WORKSPACE" not in last_markers(result["stderr"])
+        assert sorted(os.listdir(work)) == sorted(f"f{n}" for n in range(FILES))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
