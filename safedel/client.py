@@ -1,7 +1,8 @@
 """A small client for `safedel serve` (standard library only).
 
     from safedel import client
-    with client.connect("/run/user/1000/safedel/serve.sock") as conn:
+    client.keep_private()  # no command may open this process's end (docs/harness.md)
+    with client.connect("/run/user/1000/safedel/serve.sock", server_pid=pid) as conn:
         conn.open_session("S", workspace_roots=["/work/repo"])
         run = conn.run(["rm", "-rf", "build"], cwd="/work/repo", turn="t1")
         for stream, text in run.output():
@@ -20,6 +21,8 @@ import itertools
 import json
 import queue
 import socket
+import struct
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -203,7 +206,29 @@ class Connection:
         self.close()
 
 
-def connect(path: str, session_id: str = "default") -> Connection:
+def connect(path: str, session_id: str = "default", server_pid: int | None = None) -> Connection:
+    """A connection to the server listening on path. server_pid: the pid of the server
+    this harness started; the connection is refused (ServeError) when the process at
+    the other end is another one, such as a listener a command of the same user put
+    at the path after renaming the server's socket away (Linux)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)
+    if server_pid is not None and hasattr(socket, "SO_PEERCRED"):
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        if struct.unpack("3i", creds)[0] != server_pid:
+            sock.close()
+            raise ServeError(f"{path} is not served by process {server_pid}")
     return Connection(sock, session_id)
+
+
+def keep_private() -> bool:
+    """Make this process not dumpable (Linux): a process of the same user without
+    CAP_SYS_PTRACE, such as a command the server runs, can then neither open this
+    process's descriptors through /proc/<pid>/fd (its ends of the server's pipes and
+    socket) nor take them with pidfd_getfd, nor attach to it. Call it before starting
+    or connecting to the server. True when done; False where there is no such call."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE

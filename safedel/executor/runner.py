@@ -57,8 +57,11 @@ def execute(options, command):
         env["SAFEDEL_PROMPT"] = "0"  # no terminal to ask on: the harness asks
     if plan is not None or options.get("result") or options.get("json"):
         env["SAFEDEL_HARNESS"] = "1"  # refusals then tell the model to ask, not what to run
+    # Inside another run: that run's harness asks, and that run's net judges what this
+    # one deletes for itself, so its housekeeping waits for a run at the top.
+    enclosing = runstate.enclosing_run()
     try:
-        runstate.record(options, env, run_id)
+        runstate.record(options, env, run_id, nested=enclosing is not None)
     except OSError as exc:
         sys.stderr.write(f"safedel run: {exc.strerror or exc}: {exc.filename or ''}\n")
         return 1  # the state dir's fault, not the command line's: 2 means usage
@@ -82,9 +85,9 @@ def execute(options, command):
     finally:
         if net:
             net.close()
-    runstate.finish(options, env, run_id, offset, outcome, views, outputs)
-    # After the command and its summary: never delays them.
-    retention.maybe_start(env["SAFEDEL_STATE_DIR"], env, kept)
+    runstate.finish(options, env, run_id, offset, outcome, views, outputs, enclosing)
+    if enclosing is None:  # after the command and its summary: never delays them
+        retention.maybe_start(env["SAFEDEL_STATE_DIR"], env, kept)
     return outcome.shell_code
 
 
@@ -101,6 +104,18 @@ def _plain_outcome(exit_code, signum, started):
 
 def _net(value, env):
     if not sys.platform.startswith("linux"):
+        return None
+    from ..net import wanted
+
+    if not wanted(value, env):
+        return None
+    from ..net.canary import under_net
+
+    if under_net():
+        # Inside another run's net, which already judges all of this run's command (the
+        # kernel takes no second listener). Preparing one would make this process not
+        # dumpable, and the enclosing net, which must read the calls of its own
+        # bookkeeping, could then only refuse them.
         return None
     from ..net.session import prepare
 

@@ -8,17 +8,37 @@ import sys
 from ..core.report import segments, write
 
 
-def record(options, env, run_id):
+def enclosing_run():
+    """The id of the run this `safedel run` was started in (by a command of another run,
+    or of a served run), or None at the top. The run found from the process tree
+    (core/contract/runpointer.py): the one whose record binds this run's values, never
+    a SAFEDEL_RUN_ID that a stale or forged environment names."""
+    from ..core.contract import runpointer
+
+    found = runpointer.enclosing()
+    run = found.get("run") if found is not None else None
+    return run if isinstance(run, str) else None
+
+
+def record(options, env, run_id, nested=False):
     """Fix the run's session, turn, tool call, threshold and deletion policy where the
     shims under it read them (core/contract/runrecord.py), and set up the harness's approval
-    token."""
+    token. A nested run prunes no old runs: that housekeeping deletes in the state
+    directory, which the enclosing run's net refuses to a command."""
     from ..core.contract import runpointer, runrecord
     from ..core.contract import settings as core_settings
     from . import capture
 
     state_dir = env["SAFEDEL_STATE_DIR"]
-    capture.prune(state_dir)
+    if not nested:
+        capture.prune(state_dir)
     fixed = core_settings.load(env)
+    if nested:
+        # The enclosing run's session, turn, ledger and report bind this one (its record
+        # is found first): the command's environment, the result and the summary say so,
+        # and the guard signal is looked for where the shims leave it.
+        env.update(SAFEDEL_SESSION=fixed.session, SAFEDEL_TURN=fixed.turn)
+        env.update(SAFEDEL_STATE_DIR=fixed.state_dir, SAFEDEL_REPORT=fixed.report)
     values = {
         "session": fixed.session,
         "turn": fixed.turn,
@@ -83,15 +103,16 @@ def report_size(env):
     return segments.position(env["SAFEDEL_REPORT"])
 
 
-def finish(options, env, run_id, offset, outcome, views, outputs):
-    """Collect what the run caused, then write the result, the views and the summary."""
+def finish(options, env, run_id, offset, outcome, views, outputs, enclosing=None):
+    """Collect what the run caused, then write the result, the views and the summary.
+    enclosing: the id of the run this one is nested in, which gets its guard signal."""
     from ..core.contract import runpointer
 
     runpointer.unpoint()
     events = [e for e in write.read_after(env["SAFEDEL_REPORT"], offset) if e.get("run") == run_id]
     # Only what this run's own processes left: a straggler of an earlier run with the
     # same tool call leaves its signal under its own run, for `safedel guard signal`.
-    guard_signal = take_signal(env["SAFEDEL_STATE_DIR"], env["SAFEDEL_SESSION"], run_id)
+    guard_signal = take_signal(env["SAFEDEL_STATE_DIR"], env["SAFEDEL_SESSION"], run_id, enclosing)
     if options.get("result") or options.get("json"):
         from . import result
 
@@ -131,11 +152,15 @@ def _summarise(trashed, refused, turn):
         sys.stderr.write(f"safedel: {', '.join(parts)}{undo}\n")
 
 
-def take_signal(state_dir, session, run_id):
-    """Read and remove the pending guard signal this run left, once."""
+def take_signal(state_dir, session, run_id, enclosing=None):
+    """Read and remove the pending guard signal this run left, once. Nested in the run
+    enclosing (its id), hand it to that run instead: the question is its harness's."""
     if not os.path.isdir(os.path.join(state_dir, "signals")):
         return None  # nothing was ever refused here; skip importing the guard
-    from ..core.guard.signals import run_key
-    from ..core.guard.signals import take_signal as take
+    from ..core.guard import signals
 
-    return take(state_dir, session, run_key(run_id))
+    if enclosing is not None:
+        return signals.hand_over(
+            state_dir, session, signals.run_key(run_id), signals.run_key(enclosing)
+        )
+    return signals.take_signal(state_dir, session, signals.run_key(run_id))

@@ -3,10 +3,11 @@
 - safedel's own bookkeeping: in a trash directory its `info/*.trashinfo` files and
   the `directorysizes` / `safedel-catalog` caches (and their temporary files); in the
   state directory only what the shims themselves delete there, by exact name (see
-  statefiles; the rest of it is refused). The shims only ever delete for real there
-  or in exempt roots, so a shim's own call is recognised by where it points, not by
-  who makes it: no per-process mark to forge or to lose across exec. What a trash
-  holds (`files/`) and the report are judged like any path;
+  statefiles; the rest of it is refused); in the other pointer places, the caller's
+  own run pointer (a nested `safedel run` ending). The shims only ever delete for
+  real there or in exempt roots, so a shim's own call is recognised by where it
+  points, not by who makes it: no per-process mark to forge or to lose across exec.
+  What a trash holds (`files/`) and the report are judged like any path;
 - exempt roots (the temp directory by default), judged on the real path, outside
   every workspace root nearer than them, and on their own mount (see exempt);
 - the git dir of the repository the real git works in (locks, gc, prune), never a
@@ -19,6 +20,7 @@
 
 import os
 
+from ..core.contract import runpointer
 from ..core.trash import dirs
 from . import exempt, gitblobs, gitcaller, ignored, mounts, statefiles, target, walk
 
@@ -135,6 +137,9 @@ class Places:
         return statefiles.verdict(path, self._state[0], caller) == statefiles.KERNEL
 
     def _own_bookkeeping(self, path, parent, tid):
+        by_pid = parent.endswith(os.sep + runpointer.BY_PID) and not path.startswith(self._state)
+        if by_pid and statefiles.own_pointer(path, walk.tgid_of(tid)):
+            return True  # a nested run's own pointer, in a place outside the state dir
         if path.startswith(self._state):
             if _is_report(path, self._report):
                 return False

@@ -16,7 +16,9 @@ each known by its exact name (renames over a file are not deletions the net sees
 - a signal claimed by its reader (core/guard/signals.py's _claim):
   `signals/<session>/.<name>.<pid>.<hex>.taking`, pid the caller's own;
 - a process's own run pointer when it ends (core/contract/runpointer.py's unpoint):
-  `by-pid/<pid>-<start>`, pid the caller's own;
+  `by-pid/<pid>-<start>`, pid the caller's own; the same name in the pointer places
+  outside the state directory too (own_pointer): a `safedel run` inside a run removes
+  its own pointers there, and that is its bookkeeping, not a deletion to judge;
 - the prompt's git link made aside (shells.promptgit): `prompt-git/<hash>/git.<pid>`,
   pid the caller's own.
 
@@ -53,6 +55,21 @@ def verdict(path, state, caller_pid):
     if len(parts) == 3 and parts[0] == ledger.SIGNALS and _claimed_by(parts[2], caller_pid):
         return KERNEL
     return KERNEL if _pruned(path, len(parts) == 2) else REFUSE
+
+
+def own_pointer(path, caller_pid):
+    """Whether path (real) is the caller's own run pointer, `<pid>-<start time>` of the
+    caller itself, in a pointer place of this user (core/contract/runpointer.py)."""
+    folder, name = os.path.split(path)
+    if not name.startswith(f"{caller_pid}-") or name != runpointer.pid_key(caller_pid):
+        return False
+    if not _places:
+        found = {os.path.join(root, *parts) for root, parts in runpointer.places()}
+        _places.append({os.path.realpath(p) for p in found})
+    return folder in _places[0]
+
+
+_places = []  # the real paths of the pointer places, found at the first pointer
 
 
 def may_rename(path, state, caller_pid):

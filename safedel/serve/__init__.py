@@ -3,6 +3,8 @@ socket or stdio (DESIGN.md, "Serve protocol").
 
 protocol  : the envelope, line framing (1 MiB cap) and error responses
 transport : the owner-only socket, the peer check, one connection's reader and writer
+seal      : what keeps a served command from the server's channel (not dumpable, fds
+            close-on-exec, stdio off fds 0 and 1, root runs without CAP_SYS_PTRACE)
 sessions  : sessions, their settings, statistics and pending guard questions
 commands  : the command table: each request's checks and what it does
 runs      : one served command: its lifecycle (spawn, end, guard questions) and control

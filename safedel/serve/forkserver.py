@@ -13,7 +13,8 @@ wait, pidfd, subreaper and tree kill are those of any run), and goes back to wai
 The child leaves for a session of its own, applies the actions (a pty opened then
 becomes its controlling terminal), writes the run's pointer (serve/pointers.py: the
 processes of the run find their run from it) and becomes a subreaper (the run's
-orphans stay below the pointer), installs no_new_privs and the filter,
+orphans stay below the pointer), gives up CAP_SYS_PTRACE for good (drop_ptrace: see
+serve/seal.py), installs no_new_privs and the filter,
 sends b"L" with the listener and its pid on the reply socket (b"E" and the errno when
 the kernel refused the filter, b"N" for a run without the net), and execs; an exec
 that fails, or a pointer that no folder took, sends b"X" and the errno. A reply socket
@@ -44,6 +45,13 @@ PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_DUMPABLE = 4
+PR_CAPBSET_READ = 23
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_LOWER = 3
+CAP_SYS_PTRACE = 19
+CAP_HEADER = struct.Struct("Ii")  # version 3, pid 0 (this thread)
+CAP_V3 = 0x20080522
 SECCOMP_SET_MODE_FILTER = 1
 FLAG_NEW_LISTENER = 1 << 3
 FLAG_WAIT_KILLABLE_RECV = 1 << 5
@@ -79,7 +87,7 @@ def _exactly(sock, got, size):
 
 
 class Kernel:
-    """The three calls the child makes, prepared once: clone, prctl, seccomp."""
+    """The calls the child makes, prepared once: clone, prctl, seccomp, capset."""
 
     def __init__(self, code, length, seccomp_nr, clone_nr, no_new_privs):
         libc = ctypes.CDLL(None, use_errno=True)
@@ -89,6 +97,7 @@ class Kernel:
         packed = struct.pack("HxxxxxxQ", length, ctypes.addressof(self.code))
         self.fprog = ctypes.create_string_buffer(packed, 16)
         self.seccomp_nr, self.clone_nr, self.no_new_privs = seccomp_nr, clone_nr, no_new_privs
+        self.libc = libc  # capget, capset: drop_ptrace
 
     def clone(self):
         """fork(), but the child's parent is ours: the server."""
@@ -137,6 +146,7 @@ def child(kernel, reply, command, passed):  # pragma: no cover (leaves by exec o
         if pointer is not None:
             leave(folders, pointer)
             kernel.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # see serve/pointers.py
+        drop_ptrace(kernel.libc)
         fd = kernel.install() if filtered else None
         if fd is None:
             reply.sendall(REPLY.pack(b"N", 0, pid))
@@ -185,6 +195,30 @@ def leave(folders, data):  # pragma: no cover (runs in the child)
             failure = failure or exc
     if folders and not written:
         raise failure
+
+
+def drop_ptrace(libc):  # pragma: no cover (runs in the child)
+    """Take CAP_SYS_PTRACE from this process and from whatever it execs: out of the
+    bounding set (so no exec, setuid or file capability gives it back), the ambient
+    and inheritable sets, and the permitted and effective ones. OSError when a root
+    process keeps it in its bounding set: the run then does not start."""
+    bounded = libc.prctl(PR_CAPBSET_READ, CAP_SYS_PTRACE, 0, 0, 0) == 1
+    # A user other than root cannot drop it (no CAP_SETPCAP), nor regain it under the
+    # net (no_new_privs); without the net, see docs/harness.md.
+    kept = bounded and libc.prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) != 0
+    if kept and os.geteuid() == 0:
+        raise OSError(ctypes.get_errno(), "cannot drop CAP_SYS_PTRACE")
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_PTRACE, 0, 0)
+    header = ctypes.create_string_buffer(CAP_HEADER.pack(CAP_V3, 0), CAP_HEADER.size)
+    data = ctypes.create_string_buffer(24)  # two (effective, permitted, inheritable)
+    if libc.capget(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "cannot read the capabilities")
+    sets = list(struct.unpack("6I", data.raw))
+    if any(value & (1 << CAP_SYS_PTRACE) for value in sets[:3]):
+        sets[:3] = [value & ~(1 << CAP_SYS_PTRACE) for value in sets[:3]]
+        data = ctypes.create_string_buffer(struct.pack("6I", *sets), 24)
+        if libc.capset(header, data) != 0:
+            raise OSError(ctypes.get_errno(), "cannot drop CAP_SYS_PTRACE")
 
 
 def main():

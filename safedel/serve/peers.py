@@ -11,11 +11,14 @@ these says it is inside a run:
 - it carries more seccomp filters than this server: a run's net adds one, and filters
   are inherited and never removed (in a container both share the container's own);
 - a process at or above it has a run pointer (core.runpointer), which its
-  environment cannot move;
-- its environment names SAFEDEL_RUN_ID or SAFEDEL_NET=1 (readable for the same uid),
-  the run with no net and no pointer place.
+  environment cannot move.
 
-A peer that is gone or unreadable is refused too: it cannot be told apart from one.
+A peer that is gone, or whose status cannot be read, is refused too: it cannot be told
+apart from one. Its environment is never read: the command owns it (it empties it
+before it connects, or hides it: a process that is not dumpable keeps
+/proc/<pid>/environ from the server, as a harness that keeps its end private does).
+So a run with no net and no pointer place (core/contract/runpointer.py) is not told
+apart from a harness; docs/harness.md names that case.
 """
 
 import os
@@ -57,12 +60,9 @@ def in_a_run(pid):
     ours = _seccomp_filters(os.getpid())
     try:
         theirs = _seccomp_filters(pid)
-        environ = _read(f"/proc/{pid}/environ").split(b"\0")
     except OSError:
         return True
     if ours is not None and theirs is not None and theirs > ours:
-        return True
-    if any(v[15:] and v.startswith(b"SAFEDEL_RUN_ID=") or v == b"SAFEDEL_NET=1" for v in environ):
         return True
     return runpointer.enclosing_of(pid) is not None
 

@@ -17,6 +17,7 @@ the pointer when the run's root has ended.
 
 import errno
 import os
+import sys
 import threading
 
 from ..core import jsonl
@@ -128,9 +129,10 @@ class Pointer:
 
 
 class Installer:
-    """What net.spawn.spawn (the direct fork) calls in the child: the pointer first,
-    then the net's filter when the run has it. forking.ForkServer reads the same
-    fields and has its own child do both.
+    """What net.spawn.spawn (the direct fork) calls in the child: the pointer first
+    (when the run has one), CAP_SYS_PTRACE dropped (serve/seal.py), then the net's
+    filter when the run has it. forking.ForkServer reads the same fields and has its
+    own child do all three.
 
     The child also becomes a child subreaper, which its exec keeps: a process orphaned
     inside the run (a double fork, `setsid -f`) is adopted by the run's root, below
@@ -142,25 +144,28 @@ class Installer:
         self.pointer = pointer
         self.filtered = net_installer is not None
         self._net = net_installer
-        self._prctl = _libc_prctl()  # loaded here: the child only calls it
+        self._libc = _libc()  # loaded here: the child only calls it
 
     def install(self):
         """The listener fd, or -errno (ENOSYS: no filter wanted); OSError when the
-        pointer could not be left (the child then reports a failed start)."""
-        forkserver.leave(self.pointer.fds, self.pointer.data)
-        self._prctl(forkserver.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        pointer could not be left or CAP_SYS_PTRACE stays (the child then reports a
+        failed start)."""
+        if self.pointer is not None:
+            forkserver.leave(self.pointer.fds, self.pointer.data)
+            self._libc.prctl(forkserver.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        forkserver.drop_ptrace(self._libc)
         return self._net.install() if self._net is not None else -errno.ENOSYS
 
 
-_prctl = []
+_loaded = []
 
 
-def _libc_prctl():
-    if not _prctl:
+def _libc():
+    if not _loaded:
         import ctypes
 
-        _prctl.append(ctypes.CDLL(None, use_errno=True).prctl)
-    return _prctl[0]
+        _loaded.append(ctypes.CDLL(None, use_errno=True))
+    return _loaded[0]
 
 
 def forget(names):
@@ -180,25 +185,24 @@ def forget(names):
 
 
 def spawner(forks, net, pointer, actions):
-    """The executor's spawn for a served run (os.posix_spawn's signature, the pid back):
-    under the net, its Net forked by the fork server; without it, the fork server's
-    child all the same when there is a pointer to leave, so it exists before the exec;
-    posix_spawn only for an unprotected run. actions: the run's channels, from the
-    executor's file actions."""
+    """The executor's spawn for a served run (os.posix_spawn's signature, the pid back).
+    On Linux every run is started by the fork server's child (or the direct fork), so
+    that it leaves the run's pointer when there is one, and gives up CAP_SYS_PTRACE,
+    before its exec: under the net, its Net forks through it; posix_spawn elsewhere.
+    actions: the run's channels, from the executor's file actions."""
+    linux = sys.platform.startswith("linux")
     if net is not None:
-        net.fork = forks.spawn  # a small process forks it
-        if pointer is not None:  # and its child leaves the pointer before the filter
 
-            def fork(installer, *args):
-                return forks.spawn(Installer(pointer, installer), *args)
+        def fork(installer, *args):
+            return forks.spawn(Installer(pointer, installer), *args)
 
-            net.fork = fork
+        net.fork = fork
 
     def spawn(path, argv, env, file_actions=(), **kw):
         kw["file_actions"] = actions(file_actions)
         if net is not None:
             return net.spawn(path, argv, env, **kw)
-        if pointer is not None:
+        if linux:
             return forks.spawn(Installer(pointer), path, argv, env, **kw).pid
         return os.posix_spawn(path, argv, env, **kw)
 

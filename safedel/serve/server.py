@@ -20,7 +20,18 @@ import traceback
 from .. import __version__
 from ..core.contract import settings as core_settings
 from ..executor import environ, limits, shimhome
-from . import asking, commands, forking, leftovers, peers, pointers, protocol, spares, transport
+from . import (
+    asking,
+    commands,
+    forking,
+    leftovers,
+    peers,
+    pointers,
+    protocol,
+    seal,
+    spares,
+    transport,
+)
 
 KILL_GRACE_MS = 2_000
 REPORT_SECONDS = 0.25  # the shutdown's allowance per run for its report
@@ -136,7 +147,17 @@ class Server:
         self.folders.close()
 
 
+def _sealed():
+    """Before anything else: no command the server will run may reach its channel
+    (seal.py). StartError when a root server could not keep them from it."""
+    why = seal.check_root()
+    if why is not None:
+        raise transport.StartError(why)
+    seal.seal()
+
+
 def serve_socket(path, allow_unprotected=False):
+    _sealed()
     listener = transport.listen(path)
     try:
         server = Server(os.path.dirname(os.path.abspath(path)), allow_unprotected)
@@ -193,12 +214,12 @@ def _closer(fd):
 
 
 def serve_stdio(allow_unprotected=False):
+    _sealed()
+    # The protocol leaves fds 0 and 1: nothing else may print there, nor inherit them.
+    rfd, wfd = seal.stdio_fds()
     private = tempfile.mkdtemp(prefix="safedel-serve-")
     server = Server(private, allow_unprotected)
-    # The protocol owns fds 0 and 1: nothing else may print there.
-    wfd = os.dup(1)
-    os.dup2(2, 1)
-    conn = transport.Connection(0, wfd, "stdio")
+    conn = transport.Connection(rfd, wfd, "stdio")
     wake_r, wake_w = _signal_pipe()
 
     def read():

@@ -190,3 +190,22 @@ def test_an_exec_that_fails_is_a_run_that_did_not_start(served, sandbox):
     result = raw.exit_of(raw.ok("r", "RunExecutable", {"argv": [str(bad)]})["processId"])
     assert result["exitCode"] == 126, result
     assert "Exec format error" in result["stderr"], result
+
+
+CAP_SYS_PTRACE = 19
+
+
+def test_a_root_run_started_by_the_fork_server_has_no_cap_sys_ptrace(served, sandbox):
+    """serve/seal.py: the fork server's child drops CAP_SYS_PTRACE before the exec, as
+    the direct fork does, so a root command cannot open the server's descriptors."""
+    if os.geteuid() != 0:
+        pytest.skip("the capability is root's")
+    raw = _open(served, sandbox)
+    assert _fork_server(served) is not None
+    data = {"argv": ["grep", "^Cap", "/proc/self/status"], "cwd": str(sandbox.work)}
+    started = raw.ok("c", "RunExecutable", data)
+    lines = raw.exit_of(started["processId"])["stdout"].splitlines()
+    caps = dict(line.split(":\t") for line in lines)
+    assert set(caps) == {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}, caps
+    assert all(not int(v, 16) & (1 << CAP_SYS_PTRACE) for v in caps.values()), caps
+    assert int(caps["CapEff"], 16) != 0  # still root: only that one capability went

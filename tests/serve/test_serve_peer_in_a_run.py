@@ -2,12 +2,14 @@
 command could open a session of its own (any threshold, any workspace) and delete past
 its run's guard. The connection is closed, as for a served run's own command."""
 
+import os
 import sys
 
 import pytest
 from conftest import IN_CI
 from servekit import Raw, Served
 
+from safedel.core.contract import runpointer
 from safedel.net import kernel_supports
 
 # The command's try: open a session as a harness would. Prints what came back.
@@ -83,5 +85,34 @@ def test_the_python_client_says_the_server_closed_the_connection(sandbox):
         done = sandbox.run(*command, run_options=["--net", "off"])
         out = done.stdout.decode()
         assert out.startswith("refused: the server closed the connection"), (out, done.stderr)
+    finally:
+        assert served.stop() == 0
+
+
+@pytest.mark.parametrize("net", ["on", "off"])
+def test_with_the_net_off_a_command_that_removes_its_run_s_pointer_is_not_told_apart(sandbox, net):
+    """The case docs/harness.md names: the server judges a peer by what it is (its
+    seccomp filters, a run pointer above it), never by its environment. With the net
+    off, a command that removes its run's pointer (a file of its own user, with
+    /bin/rm, which the net-less run does not see) and empties its environment carries
+    neither, and is let in. Under the net the same command is refused: the filter stays
+    and the pointer's removal is refused too."""
+    if net == "on":
+        _require_net()
+    served = Served(sandbox)
+    try:
+        (sandbox.root / "open.py").write_text(OPEN_SESSION)
+        pointers = " ".join(
+            os.path.join(root, *parts, "$PPID-*") for root, parts in runpointer.places()
+        )
+        script = (
+            f"env -i /bin/rm -f {pointers}; "
+            f"exec env -i {sys.executable} -I {sandbox.root / 'open.py'} {served.path}"
+        )
+        done = sandbox.run("sh", "-c", script, run_options=["--net", net])
+        if net == "on":
+            assert done.stdout.startswith(b"reply: closed"), (done.stdout, done.stderr)
+        else:
+            assert b'"success":true' in done.stdout, (done.stdout, done.stderr)
     finally:
         assert served.stop() == 0

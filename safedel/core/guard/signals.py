@@ -116,3 +116,20 @@ def _claim(directory, name):
     except ValueError:
         return None
     return signal if isinstance(signal, dict) else None
+
+
+def hand_over(state_dir, session, key, to_key):
+    """The pending signal for key, read, then renamed to to_key's name: a nested run's
+    refusal handed to the run around it, whose harness asks. None when there is none.
+    A rename, not a claim: a process under the enclosing run's net that moves a state
+    file to a name whose deletion is left to the kernel is refused (net/moves.py)."""
+    parts = signal_parts(session, key)
+    name = parts.pop()
+    try:
+        with open_dir(state_dir, parts, create_dirs=False) as directory:
+            signal = _peek(directory, name)
+            if signal is not None:
+                directory.replace(name, signal_parts(session, to_key)[-1])
+            return signal
+    except OSError:
+        return None  # nothing pending, or it stays where the signal of this run is
