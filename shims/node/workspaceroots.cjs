@@ -10,7 +10,7 @@
 const os = require('os');
 const nativePath = require('path');
 const { O_RDONLY } = require('fs').constants;
-const { closeSync, readFileSync, lstatSync } = require('./originals.cjs');
+const { closeSync, readFileSync } = require('./originals.cjs');
 const { digest, openUnder } = require('./private.cjs');
 
 const KEY = 'workspace';
@@ -73,17 +73,6 @@ function parseList(text) {
   return quotedStrings(joined.slice(joined.indexOf('=') + 1));
 }
 
-// path: a string, or a Buffer for a latin1 path of ours.
-function readList(path) {
-  try {
-    // Most projects have no such file: a missing one must not cost an exception.
-    if (!lstatSync(path, { throwIfNoEntry: false })) return [];
-    return parseList(readFileSync(path, 'utf8'));
-  } catch {
-    return [];
-  }
-}
-
 // The roots `safedel workspace add --scope session` stored for session.
 function readSession(stateDir, session) {
   let fd;
@@ -104,7 +93,11 @@ function latin1(text) {
 }
 
 // Every configured root as { path, scope }, then warnings about entries ignored. start
-// and project are real latin1 paths; real(text) resolves one as the kernel would.
+// and project are real latin1 paths; real(text) resolves one as the kernel would. A
+// config file's roots count in full while a person's confirmation holds for its content
+// (confirmed.cjs); from any other version, a root the confirmed one named still counts,
+// and any other only inside the roots that count without it (or, with none, inside the
+// project): the rest is held back with a warning, as core/policy/scopes.py does.
 function collect(env, { start, project, stateDir, session, configPath, real }) {
   const home = env.HOME || os.homedir();
   const resolve = (entry, base) => {
@@ -114,35 +107,60 @@ function collect(env, { start, project, stateDir, session, configPath, real }) {
   const found = [];
   const warnings = [];
   for (const entry of (env.SAFEDEL_WORKSPACE || '').split(nativePath.delimiter)) {
-    if (entry) found.push({ path: resolve(entry, start), scope: 'session' });
+    if (entry) found.push({ path: resolve(entry, start), scope: 'session', counted: true });
   }
   for (const entry of readSession(stateDir, session)) {
-    found.push({ path: resolve(entry, start), scope: 'session' });
+    found.push({ path: resolve(entry, start), scope: 'session', counted: true });
   }
-  const bytes = (text) => Buffer.from(text, 'latin1');
-  for (const entry of readList(bytes(nativePath.join(project, LOCAL_FILE)))) {
-    found.push({ path: resolve(entry, project), scope: 'local' });
-  }
-  const shared = nativePath.join(project, PROJECT_FILE);
-  for (const entry of readList(bytes(shared))) {
-    const path = resolve(entry, project);
-    if (path === project || path.startsWith(project === '/' ? '/' : project + '/')) {
-      found.push({ path, scope: 'project' });
+  const text = (latin) => Buffer.from(latin, 'latin1').toString();
+  // A project's files are read by their bytes (its path need not be UTF-8), and named
+  // (in the confirmations and warnings) as Python names them.
+  const fromFile = (scope, latin, base) =>
+    fileRoots(scope, Buffer.from(latin, 'latin1'), text(latin), base, stateDir, resolve);
+  found.push(...fromFile('local', nativePath.join(project, LOCAL_FILE), project));
+  const shared = text(nativePath.join(project, PROJECT_FILE));
+  for (const root of fromFile('project', nativePath.join(project, PROJECT_FILE), project)) {
+    if (root.path === project || root.path.startsWith(project === '/' ? '/' : project + '/')) {
+      found.push(root);
     } else {
-      const shown = Buffer.from(shared, 'latin1').toString();
-      const where = Buffer.from(project, 'latin1').toString();
       warnings.push(
-        `${shown}: ignoring workspace root ${pyRepr(entry)}: a project's own config ` +
-          `may only name folders inside ${where}`
+        `${shared}: ignoring workspace root ${pyRepr(root.entry)}: a project's own config ` +
+          `may only name folders inside ${text(project)}`
       );
     }
   }
-  for (const entry of readList(configPath)) {
-    found.push({ path: resolve(entry, start), scope: 'user' });
-  }
-  if (!found.length) found.push({ path: project, scope: 'default' });
+  found.push(...fileRoots('user', configPath, configPath, start, stateDir, resolve));
+  const counting = found.filter((r) => r.counted).map((r) => r.path);
+  if (!counting.length) counting.push(project);
+  const within = (path, root) => path === root || path.startsWith(root === '/' ? '/' : root + '/');
+  const { heldMessage } = require('./confirmed.cjs');
+  const kept = found.filter((root) => {
+    if (root.counted || counting.some((c) => within(root.path, c))) return true;
+    warnings.push(heldMessage(root.source, `workspace root ${pyRepr(root.entry)}`));
+    return false;
+  });
+  if (!kept.length) kept.push({ path: project, scope: 'default' });
   const seen = new Set();
-  return { roots: found.filter((r) => !seen.has(r.path) && seen.add(r.path)), warnings };
+  const roots = kept.filter((r) => !seen.has(r.path) && seen.add(r.path));
+  return { roots: roots.map(({ path, scope }) => ({ path, scope })), warnings };
+}
+
+// The roots of `workspace = [...]` in the config file read at bytes and named path, each
+// counted when a person confirmed the file as it is, or a version that named that root.
+function fileRoots(scope, bytes, path, base, stateDir, resolve) {
+  const { readText, standing } = require('./confirmed.cjs');
+  const text = readText(bytes);
+  const entries = text === null ? [] : parseList(text);
+  if (!entries.length) return []; // most projects have no such file: no record to read
+  const now = standing(path, stateDir, text);
+  const kept = new Set();
+  if (!now.confirmed && now.kept !== null) {
+    for (const entry of parseList(now.kept)) kept.add(resolve(entry, base));
+  }
+  return entries.map((entry) => {
+    const path_ = resolve(entry, base);
+    return { path: path_, scope, source: path, entry, counted: now.confirmed || kept.has(path_) };
+  });
 }
 
 // How Python's repr() shows a plain string, so that the warning reads the same.

@@ -10,6 +10,7 @@ import pytest
 from conftest import REPO, require
 from test_vectors import node_binaries
 
+from safedel.core.contract import confirmed
 from safedel.core.policy import workspace, workspacefiles
 
 VECTORS = os.path.join(REPO, "tests", "vectors")
@@ -33,6 +34,12 @@ def build(base, case):
     if case.get("session"):
         roots = [entry.replace("$ROOT", base) for entry in case["session"]]
         workspacefiles.write_session(os.path.join(base, "state"), "s", roots)
+    for name, text in case.get("confirmed", {}).items():
+        # As `safedel config trust` records a person's yes: the file as written, or
+        # another text that was confirmed for it.
+        path = os.path.join(base, name)
+        text = case["files"][name] if text is True else text
+        confirmed.confirm(os.path.join(base, "state"), path, text, os.stat(path))
 
 
 @pytest.fixture
