@@ -9,7 +9,8 @@
 
 const nativePath = require('path');
 const { O_RDONLY, O_NONBLOCK = 0 } = require('fs').constants;
-const { closeSync, fstatSync, openSync, readSync, realpathSync } = require('./originals.cjs');
+const originals = require('./originals.cjs');
+const { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } = originals;
 
 const RECORD = 'confirmed.json';
 const VERSION = 1;
@@ -22,6 +23,8 @@ const records = new Map(); // state dir -> { key, files }
 function readBytes(path, limit) {
   let fd;
   try {
+    // Most people have no config file: a missing one must not cost an exception per call.
+    if (!statSync(path, { throwIfNoEntry: false })) return null;
     // O_NONBLOCK: a FIFO put where a config file goes must not hang every deletion.
     fd = openSync(path, O_RDONLY | O_NONBLOCK);
     const st = fstatSync(fd);
@@ -69,7 +72,7 @@ function confirmedFiles(stateDir) {
     const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
     const known = records.get(stateDir);
     if (known && known.key === key) return known.files;
-    const files = valid(require('./originals.cjs').readFileSync(fd, 'utf8'));
+    const files = valid(originals.readFileSync(fd, 'utf8'));
     records.set(stateDir, { key, files });
     return files;
   } catch {

@@ -34,7 +34,7 @@ _records = {}
 
 def read_text(path):
     """The config file's content as text, or None: missing, unreadable, too big, or not
-    UTF-8 (such a file sets nothing: settings.read_config ignores it too)."""
+    UTF-8: such a file sets nothing."""
     return read(path)[0]
 
 
@@ -162,8 +162,11 @@ class Standing:
         return self.text is not None and self.text == self.kept
 
 
-def standing(path, state_dir, text=None):
-    """The Standing of the config file at path (text: its content, if already read)."""
-    if text is None:
+_UNREAD = object()
+
+
+def standing(path, state_dir, text=_UNREAD):
+    """The Standing of the config file at path (text: read_text's answer, if read)."""
+    if text is _UNREAD:
         text = read_text(path)
     return Standing(path, text, None if text is None else kept_text(path, state_dir))

@@ -108,23 +108,6 @@ def config_path(environ):
     return environ.get("SAFEDEL_CONFIG") or os.path.join(base, "safedel", "config.toml")
 
 
-def read_config(path):
-    """Flat `key = value` lines (a subset of TOML that 3.9's stdlib can read), every
-    one as the file says it now: user_config says which of them apply."""
-    from .userconfig import parse_flat
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError:
-        return {}
-    except UnicodeDecodeError:
-        # A config safedel cannot read must not stop every command (or shell start-up).
-        warn_once(f"{path} is not UTF-8 text; ignoring it")
-        return {}
-    return parse_flat(text)
-
-
 def user_config(environ, state_dir=None):
     """The user config file as it applies (core/contract/userconfig.py): what it widens
     counts only once a person confirmed it, and the confirmations live in state_dir

@@ -120,7 +120,13 @@ class UserConfig:
 
     def standing(self):
         if self._standing is None:
-            self._standing = confirmed.standing(self.path, self.state_dir)
+            text, info = confirmed.read(self.path)
+            if text is None and info is not None:
+                # A config safedel cannot read must not stop every command (or shell start-up).
+                from .settings import warn_once
+
+                warn_once(f"{self.path} is not a UTF-8 text file safedel can read; ignoring it")
+            self._standing = confirmed.standing(self.path, self.state_dir, text)
         return self._standing
 
     def raw(self):
