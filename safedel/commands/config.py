@@ -105,7 +105,7 @@ def trust(paths: Paths = None, state_dir: StateDir = None) -> None:
             typer.echo(f"{configview.shown(path)}: not confirmed; what it widens waits")
             continue  # what it narrows applies anyway
         try:
-            confirmed.confirm(where, path, text, info)
+            configview.record(where, path, text, info)
         except OSError as exc:
             _fail(f"cannot record the confirmation in {where}: {exc.strerror or exc}")
         typer.echo(f"{configview.shown(path)}: confirmed; it applies as it is from now on")

@@ -44,6 +44,15 @@ def held(path, text, kept):
     return [shown(item) for item in found]
 
 
+def record(state_dir, path, text, info, environ=None):
+    """Record a person's yes to text as the file's content, with its roots as they
+    resolve now (core/policy/scopes.py)."""
+    from ..core.policy.scopes import confirmed_roots
+
+    roots, relative = confirmed_roots(path, text, environ)
+    confirmed.confirm(state_dir, path, text, info, roots, relative)
+
+
 def describe(path, state_dir):
     """{"path", "state", "held"} for status: absent, unreadable, confirmed, changed (since
     a person confirmed it) or new (never confirmed)."""

@@ -60,13 +60,13 @@ class Place:
         """Confirm the file as this command left it, when it was confirmed before and a
         person typed the command at a terminal: the one change is theirs. Otherwise
         the change waits for `safedel config trust` (a narrowing applies at once)."""
-        from .configview import why_no_person
+        from .configview import record, why_no_person
 
         path = self.file_for(scope)
         text, info = confirmed.read(path)
         if text is not None and was_confirmed and why_no_person() is None:
             try:
-                confirmed.confirm(self.state_dir, path, text, info)
+                record(self.state_dir, path, text, info)
                 return
             except OSError as exc:
                 typer.echo(f"safedel workspace: cannot record the confirmation: {exc}", err=True)

@@ -99,11 +99,24 @@ function valid(text) {
   return kept;
 }
 
-// The text a person last confirmed for the file at path (a UTF-8 string), or null.
-function keptText(path, stateDir) {
+// What a person last confirmed for the file at path (a UTF-8 string): its record entry
+// (text, and roots and relative for its workspace roots), or null.
+function kept(path, stateDir) {
   if (!stateDir) return null;
-  const entry = confirmedFiles(stateDir)[nativePath.resolve(path)];
+  return confirmedFiles(stateDir)[nativePath.resolve(path)] || null;
+}
+
+function keptText(path, stateDir) {
+  const entry = kept(path, stateDir);
   return entry ? entry.text : null;
+}
+
+// { roots, relative } confirmed with entry: the real paths of its workspace roots where
+// the person saw them, and the user config's entries relative to where a command starts.
+function keptRoots(entry) {
+  const strings = (value) =>
+    new Set(Array.isArray(value) ? value.filter((v) => typeof v === 'string') : []);
+  return { roots: strings(entry && entry.roots), relative: strings(entry && entry.relative) };
 }
 
 // { text, kept, confirmed } of the config file at path (a string; text given if read).
@@ -143,7 +156,8 @@ const RULES = {
     return parse(current) > parse(kept) ? kept : current;
   },
   outside_workspace(current, kept) {
-    const narrow = (v) => v !== undefined && !['', 'allow'].includes(String(v).trim().toLowerCase());
+    const narrow = (v) =>
+      v !== undefined && !['', 'allow'].includes(String(v).trim().toLowerCase());
     if (narrow(current) || current === kept) return current;
     return narrow(kept) ? kept : undefined;
   },
@@ -161,4 +175,4 @@ function same(current, kept) {
   return current === kept ? current : kept;
 }
 
-module.exports = { readText, keptText, standing, heldMessage, RULES, same };
+module.exports = { readText, kept, keptRoots, keptText, standing, heldMessage, RULES, same };

@@ -146,20 +146,20 @@ function collect(env, { start, project, stateDir, session, configPath, real }) {
 }
 
 // The roots of `workspace = [...]` in the config file read at bytes and named path, each
-// counted when a person confirmed the file as it is, or a version that named that root.
+// counted when a person confirmed that root where it is now: a confirmed folder since
+// replaced by a symlink to / is a new root, not the one they saw.
 function fileRoots(scope, bytes, path, base, stateDir, resolve) {
-  const { readText, standing } = require('./confirmed.cjs');
+  const { readText, kept, keptRoots } = require('./confirmed.cjs');
   const text = readText(bytes);
   const entries = text === null ? [] : parseList(text);
   if (!entries.length) return []; // most projects have no such file: no record to read
-  const now = standing(path, stateDir, text);
-  const kept = new Set();
-  if (!now.confirmed && now.kept !== null) {
-    for (const entry of parseList(now.kept)) kept.add(resolve(entry, base));
-  }
+  const { roots, relative } = keptRoots(kept(path, stateDir));
   return entries.map((entry) => {
-    const path_ = resolve(entry, base);
-    return { path: path_, scope, source: path, entry, counted: now.confirmed || kept.has(path_) };
+    const real = resolve(entry, base);
+    // Recorded as Python names paths; a latin1 path of ours is its bytes.
+    const named = Buffer.from(real, 'latin1').toString();
+    const counted = roots.has(named) || (scope === 'user' && relative.has(entry));
+    return { path: real, scope, source: path, entry, counted };
   });
 }
 

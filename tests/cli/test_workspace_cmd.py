@@ -46,8 +46,8 @@ def test_add_list_remove_in_each_scope(sandbox):
     assert roots(sandbox, cwd=project) == [(real_other, "session")]
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     for path in (project / ".safedel" / "config.local.toml", project / ".safedel" / "config.toml"):
-        confirm_config(sandbox.state, path)
-    confirm_config(sandbox.state, config)
+        confirm_config(sandbox.state, path, sandbox.base_env())
+    confirm_config(sandbox.state, config, sandbox.base_env())
     assert roots(sandbox, cwd=project) == [
         (real_other, "session"),
         (real + "/lib", "project"),

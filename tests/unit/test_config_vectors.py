@@ -10,7 +10,8 @@ import pytest
 from conftest import REPO, require
 from test_vectors import node_binaries
 
-from safedel.core.contract import confirmed, settings
+from safedel.commands import configview
+from safedel.core.contract import settings
 
 VECTORS = os.path.join(REPO, "tests", "vectors")
 with open(os.path.join(VECTORS, "config.json"), encoding="utf-8") as handle:
@@ -29,7 +30,9 @@ def build(base, case):
         # As `safedel config trust` records a person's yes to a version of the file.
         text = case["text"] if kept is True else kept
         state = os.path.join(base, "state")
-        confirmed.confirm(state, path, text.replace("$ROOT", base), os.stat(path))
+        configview.record(
+            state, path, text.replace("$ROOT", base), os.stat(path), environ(base, case)
+        )
 
 
 def environ(base, case):

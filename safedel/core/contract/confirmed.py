@@ -7,7 +7,9 @@ content is what a person read and confirmed at a terminal (core/contract/usercon
 and core/policy/scopes.py apply that rule; safedel/commands/config.py confirms).
 
 <state dir>/confirmed.json holds, for each file path, the text that was confirmed, its
-sha256, and the file's device, inode and owner at that moment. A file is confirmed
+sha256, the file's device, inode and owner at that moment, and its workspace roots as
+they resolved then (core/policy/scopes.py: a root counts where the person saw it, not
+where its name leads once a command has swapped a folder for a symlink). A file is confirmed
 while its content is that text, byte for byte: the content is what the person read, so
 neither a new inode (an editor saving by rename) nor a symlink changes the answer, and
 no digest needs computing to give it. The record is private state, 0600 in the 0700
@@ -112,16 +114,33 @@ def _valid(data):
     }
 
 
+def kept(path, state_dir):
+    """What a person last confirmed for the file at path (its record entry: "text", and
+    "roots" and "relative" for its workspace roots), or None."""
+    return records(state_dir).get(os.path.abspath(path))
+
+
 def kept_text(path, state_dir):
     """The text a person last confirmed for the file at path, or None."""
-    entry = records(state_dir).get(os.path.abspath(path))
+    entry = kept(path, state_dir)
     return None if entry is None else entry["text"]
 
 
-def confirm(state_dir, path, text, info):
+def kept_roots(entry):
+    """(the real paths of the workspace roots confirmed with entry, the entries of the
+    user config relative to where a command starts, confirmed as text)."""
+    roots, relative = entry.get("roots"), entry.get("relative")
+    roots = roots if isinstance(roots, list) else []
+    relative = relative if isinstance(relative, list) else []
+    return {r for r in roots if isinstance(r, str)}, {r for r in relative if isinstance(r, str)}
+
+
+def confirm(state_dir, path, text, info, roots=(), relative=()):
     """Record that a person confirmed text as the content of the file at path (info: its
-    fstat when it was read). Only safedel/commands/config.py and `safedel workspace`
-    call this, outside any run, with a person at the terminal."""
+    fstat when it was read), and its workspace roots where they were when the person
+    saw them: roots, their real paths; relative, the entries of the user config that
+    name a folder relative to where a command starts. safedel/commands/configview.py
+    calls this, outside any run, with a person at the terminal."""
     import hashlib
 
     path = os.path.abspath(path)
@@ -140,6 +159,8 @@ def confirm(state_dir, path, text, info):
             "dev": info.st_dev,
             "ino": info.st_ino,
             "uid": info.st_uid,
+            "roots": list(roots),
+            "relative": list(relative),
         }
         data = jsonl.dumps({"v": VERSION, "files": files}).encode("ascii")
         temporary = f".{RECORD}.{os.getpid()}.tmp"

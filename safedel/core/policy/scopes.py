@@ -43,7 +43,10 @@ def project_dir(start):
     return work_tree(start) or start
 
 
-def _resolve(entry, base):
+def _resolve(entry, base, home=None):
+    """entry's real path, from base; `~` is home (default: this process's HOME)."""
+    if home and (entry == "~" or entry.startswith("~/")):
+        entry = home + entry[1:]
     entry = os.path.expanduser(entry)
     return os.path.realpath(os.path.join(base, entry))
 
@@ -58,9 +61,10 @@ def collect(environ=None, start=None, cli_roots=(), state_dir=None, session=None
     found = _session_roots(environ, start, cli_roots, state_dir, session)
     local = os.path.join(project, LOCAL_FILE)
     shared = os.path.join(project, PROJECT_FILE)
-    found += _file_roots("local", local, project, state_dir)
+    home = environ.get("HOME")
+    found += _file_roots("local", local, project, state_dir, home)
     warnings = []
-    for root in _file_roots("project", shared, project, state_dir):
+    for root in _file_roots("project", shared, project, state_dir, home):
         if inside(root.path, project):
             found.append(root)
         else:
@@ -69,7 +73,7 @@ def collect(environ=None, start=None, cli_roots=(), state_dir=None, session=None
                 f"may only name folders inside {project}"
             )
     user = core_settings.config_path(environ)
-    found += _file_roots("user", user, start, state_dir)
+    found += _file_roots("user", user, start, state_dir, home)
     counting = [r.path for r in found if r.counted] or [project]
     for root in [r for r in found if not r.counted]:
         if not any(inside(root.path, c) for c in counting):
@@ -94,24 +98,46 @@ def _session_roots(environ, start, cli_roots, state_dir, session):
     return found
 
 
-def _file_roots(scope, path, base, state_dir):
+def _file_roots(scope, path, base, state_dir, home):
     """The roots of `workspace = [...]` in the file at path, each marked counted when a
-    person confirmed the file as it is, or a version of it that named that root."""
+    person confirmed that root where it is now: a confirmed folder since replaced by a
+    symlink to `/` is a new root, not the one they saw."""
     from .workspacefiles import parse_list
 
     text = confirmed.read_text(path)
     entries = [] if text is None else parse_list(text)
     if not entries:
         return []  # most projects have no such file: no record to read
-    now = confirmed.standing(path, state_dir, text)
-    kept = ()
-    if not now.confirmed and now.kept is not None:
-        kept = {_resolve(entry, base) for entry in parse_list(now.kept)}
+    entry = confirmed.kept(path, state_dir)
+    seen, relative = confirmed.kept_roots(entry) if entry is not None else (set(), set())
     roots = []
-    for entry in entries:
-        real = _resolve(entry, base)
-        roots.append(Root(real, scope, path, entry, now.confirmed or real in kept))
+    for text in entries:
+        real = _resolve(text, base, home)
+        counted = real in seen or (scope == "user" and text in relative)
+        roots.append(Root(real, scope, path, text, counted))
     return roots
+
+
+def confirmed_roots(path, text, environ=None):
+    """(real paths, relative entries) of the workspace roots in text, the content of the
+    config file at path, as `safedel config trust` records them when a person confirms
+    it: a local or project file's entries resolved from its project, the user config's
+    absolute and `~` entries as they are, and its relative ones (which follow where a
+    command starts) kept as text."""
+    from .workspacefiles import parse_list
+
+    environ = os.environ if environ is None else environ
+    user = os.path.abspath(core_settings.config_path(environ))
+    folder = os.path.dirname(os.path.abspath(path))
+    base = os.path.dirname(folder) if os.path.basename(folder) == ".safedel" else folder
+    roots, relative = [], []
+    for entry in parse_list(text):
+        fixed = os.path.isabs(os.path.expanduser(entry))
+        if os.path.abspath(path) == user and not fixed:
+            relative.append(entry)
+        else:
+            roots.append(_resolve(entry, os.path.realpath(base), environ.get("HOME")))
+    return roots, relative
 
 
 def _is_repo(path):
