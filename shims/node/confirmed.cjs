@@ -60,6 +60,11 @@ function readText(path) {
 
 function confirmedFiles(stateDir) {
   let fd;
+  // Nearly nobody has confirmed a file: a missing record must not cost an exception.
+  if (!originals.lstatSync(nativePath.join(stateDir, RECORD), { throwIfNoEntry: false })) {
+    records.delete(stateDir);
+    return {};
+  }
   try {
     const { openUnder } = require('./private.cjs');
     fd = openUnder(stateDir, [RECORD], O_RDONLY, false);
@@ -122,7 +127,7 @@ function keptRoots(entry) {
 // { text, kept, confirmed } of the config file at path (a string; text given if read).
 function standing(path, stateDir, text) {
   if (text === undefined) text = readText(path);
-  const kept = text === null ? null : keptText(path, stateDir);
+  const kept = keptText(path, stateDir); // a file that is gone keeps what was confirmed
   return { text, kept, confirmed: text !== null && text === kept };
 }
 

@@ -98,7 +98,7 @@ function userConfig(env, stateDir) {
       state.keptValues = state.kept === null ? {} : parseFlat(state.kept);
     }
     const current = state.values[key];
-    if (state.text === null || state.confirmed) return current;
+    if (state.confirmed || (state.text === null && state.kept === null)) return current;
     const parse = (raw) => parseThreshold(raw, 'threshold in the config file');
     const rule = confirmed.RULES[key] || confirmed.same;
     const value = rule(current, state.keptValues[key], env, parse);

@@ -94,10 +94,10 @@ function latin1(text) {
 
 // Every configured root as { path, scope }, then warnings about entries ignored. start
 // and project are real latin1 paths; real(text) resolves one as the kernel would. A
-// config file's roots count in full while a person's confirmation holds for its content
-// (confirmed.cjs); from any other version, a root the confirmed one named still counts,
-// and any other only inside the roots that count without it (or, with none, inside the
-// project): the rest is held back with a warning, as core/policy/scopes.py does.
+// config file's root counts where a person confirmed it (confirmed.cjs); any other only
+// inside the roots that count without it, or that were confirmed (with none, inside the
+// project), and a confirmed root the file dropped comes back where the workspace would
+// otherwise fall to the project: as core/policy/scopes.py does, with the same warnings.
 function collect(env, { start, project, stateDir, session, configPath, real }) {
   const home = env.HOME || os.homedir();
   const resolve = (entry, base) => {
@@ -117,10 +117,14 @@ function collect(env, { start, project, stateDir, session, configPath, real }) {
   // (in the confirmations and warnings) as Python names them.
   const fromFile = (scope, latin, base) =>
     fileRoots(scope, Buffer.from(latin, 'latin1'), text(latin), base, stateDir, resolve);
-  found.push(...fromFile('local', nativePath.join(project, LOCAL_FILE), project));
+  const within = (path, root) => path === root || path.startsWith(root === '/' ? '/' : root + '/');
+  const local = fromFile('local', nativePath.join(project, LOCAL_FILE), project);
+  found.push(...local.roots);
+  const confirmed = [...local.kept];
   const shared = text(nativePath.join(project, PROJECT_FILE));
-  for (const root of fromFile('project', nativePath.join(project, PROJECT_FILE), project)) {
-    if (root.path === project || root.path.startsWith(project === '/' ? '/' : project + '/')) {
+  const own = fromFile('project', nativePath.join(project, PROJECT_FILE), project);
+  for (const root of own.roots) {
+    if (within(root.path, project)) {
       found.push(root);
     } else {
       warnings.push(
@@ -129,38 +133,59 @@ function collect(env, { start, project, stateDir, session, configPath, real }) {
       );
     }
   }
-  found.push(...fileRoots('user', configPath, configPath, start, stateDir, resolve));
-  const counting = found.filter((r) => r.counted).map((r) => r.path);
-  if (!counting.length) counting.push(project);
-  const within = (path, root) => path === root || path.startsWith(root === '/' ? '/' : root + '/');
-  const { heldMessage } = require('./confirmed.cjs');
-  const kept = found.filter((root) => {
-    if (root.counted || counting.some((c) => within(root.path, c))) return true;
-    warnings.push(heldMessage(root.source, `workspace root ${pyRepr(root.entry)}`));
-    return false;
-  });
+  confirmed.push(...own.kept.filter((root) => within(root.path, project)));
+  const user = fileRoots('user', configPath, configPath, start, stateDir, resolve);
+  found.push(...user.roots);
+  confirmed.push(...user.kept);
+  const kept = narrow(found, confirmed, project, warnings, within);
   if (!kept.length) kept.push({ path: project, scope: 'default' });
   const seen = new Set();
   const roots = kept.filter((r) => !seen.has(r.path) && seen.add(r.path));
   return { roots: roots.map(({ path, scope }) => ({ path, scope })), warnings };
 }
 
-// The roots of `workspace = [...]` in the config file read at bytes and named path, each
-// counted when a person confirmed that root where it is now: a confirmed folder since
-// replaced by a symlink to / is a new root, not the one they saw.
+// found without each root that counts only where it narrows, or, when none is left, the
+// confirmed roots the files dropped (so the workspace does not fall to the project).
+function narrow(found, confirmed, project, warnings, within) {
+  const { heldMessage } = require('./confirmed.cjs');
+  const counted = found.filter((r) => r.counted).map((r) => r.path);
+  const dropped = confirmed.filter((r) => !counted.includes(r.path));
+  const counting = [...counted, ...dropped.map((r) => r.path)];
+  if (!counting.length) counting.push(project);
+  const kept = found.filter((root) => {
+    if (root.counted || counting.some((c) => within(root.path, c))) return true;
+    warnings.push(heldMessage(root.source, `workspace root ${pyRepr(root.entry)}`));
+    return false;
+  });
+  if (kept.length) return kept;
+  for (const root of dropped) {
+    const what = `the change that drops workspace root ${pyRepr(root.entry)}`;
+    warnings.push(heldMessage(root.source, what));
+  }
+  return dropped;
+}
+
+// { roots, kept } of the config file read at bytes and named path: the roots of its
+// `workspace = [...]`, each counted when a person confirmed that root where it is now (a
+// confirmed folder since replaced by a symlink to / is a new root, not theirs), and the
+// roots a person confirmed for it.
 function fileRoots(scope, bytes, path, base, stateDir, resolve) {
-  const { readText, kept, keptRoots } = require('./confirmed.cjs');
-  const text = readText(bytes);
+  const confirmed = require('./confirmed.cjs');
+  const text = confirmed.readText(bytes);
   const entries = text === null ? [] : parseList(text);
-  if (!entries.length) return []; // most projects have no such file: no record to read
-  const { roots, relative } = keptRoots(kept(path, stateDir));
-  return entries.map((entry) => {
+  const { roots, relative } = confirmed.keptRoots(confirmed.kept(path, stateDir));
+  // Recorded as Python names paths; a latin1 path of ours is its bytes.
+  const kept = [...roots].map((r) => ({ path: latin1(r), scope, source: path, entry: r }));
+  for (const entry of relative) {
+    kept.push({ path: resolve(entry, base), scope, source: path, entry });
+  }
+  const found = entries.map((entry) => {
     const real = resolve(entry, base);
-    // Recorded as Python names paths; a latin1 path of ours is its bytes.
     const named = Buffer.from(real, 'latin1').toString();
     const counted = roots.has(named) || (scope === 'user' && relative.has(entry));
     return { path: real, scope, source: path, entry, counted };
   });
+  return { roots: found, kept };
 }
 
 // How Python's repr() shows a plain string, so that the warning reads the same.

@@ -24,7 +24,8 @@ def build(base, case):
         os.makedirs(os.path.join(base, name), exist_ok=True)
     path = os.path.join(base, "config.toml")
     with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(case["text"].replace("$ROOT", base))
+        text = case["text"] if case["text"] is not None else case["confirmed"]
+        handle.write(text.replace("$ROOT", base))
     kept = case.get("confirmed")
     if kept is not None:
         # As `safedel config trust` records a person's yes to a version of the file.
@@ -33,6 +34,8 @@ def build(base, case):
         configview.record(
             state, path, text.replace("$ROOT", base), os.stat(path), environ(base, case)
         )
+    if case["text"] is None:
+        os.unlink(path)  # taken away once a person had confirmed it
 
 
 def environ(base, case):

@@ -129,10 +129,11 @@ def kept_text(path, state_dir):
 def kept_roots(entry):
     """(the real paths of the workspace roots confirmed with entry, the entries of the
     user config relative to where a command starts, confirmed as text)."""
-    roots, relative = entry.get("roots"), entry.get("relative")
-    roots = roots if isinstance(roots, list) else []
-    relative = relative if isinstance(relative, list) else []
-    return {r for r in roots if isinstance(r, str)}, {r for r in relative if isinstance(r, str)}
+    found = []
+    for value in (entry.get("roots"), entry.get("relative")):
+        value = value if isinstance(value, list) else []
+        found.append([v for v in dict.fromkeys(value) if isinstance(v, str)])
+    return found[0], found[1]
 
 
 def confirm(state_dir, path, text, info, roots=(), relative=()):
@@ -171,7 +172,8 @@ def confirm(state_dir, path, text, info, roots=(), relative=()):
 
 class Standing:
     """Where one config file stands: its text now (None: no file, or none safedel
-    reads), the text a person confirmed (None: never), and whether they are the same."""
+    reads), the text a person confirmed (None: never), and whether they are the same.
+    A file that is gone keeps what was confirmed for it: taking it away is a change."""
 
     __slots__ = ("path", "text", "kept")
 
@@ -190,4 +192,4 @@ def standing(path, state_dir, text=_UNREAD):
     """The Standing of the config file at path (text: read_text's answer, if read)."""
     if text is _UNREAD:
         text = read_text(path)
-    return Standing(path, text, None if text is None else kept_text(path, state_dir))
+    return Standing(path, text, kept_text(path, state_dir))

@@ -137,7 +137,7 @@ class UserConfig:
     def get(self, key, default=None):
         found = self.standing()
         current = self.raw().get(key)
-        if found.text is None or found.confirmed:
+        if found.confirmed or (found.text is None and found.kept is None):
             return default if current is None else current
         kept = None if found.kept is None else parse_flat(found.kept).get(key)
         value = RULES.get(key, same)(current, kept, self.environ)

@@ -62,9 +62,11 @@ def collect(environ=None, start=None, cli_roots=(), state_dir=None, session=None
     local = os.path.join(project, LOCAL_FILE)
     shared = os.path.join(project, PROJECT_FILE)
     home = environ.get("HOME")
-    found += _file_roots("local", local, project, state_dir, home)
+    roots, confirmed_roots = _file_roots("local", local, project, state_dir, home)
+    found += roots
     warnings = []
-    for root in _file_roots("project", shared, project, state_dir, home):
+    roots, kept = _file_roots("project", shared, project, state_dir, home)
+    for root in roots:
         if inside(root.path, project):
             found.append(root)
         else:
@@ -72,17 +74,36 @@ def collect(environ=None, start=None, cli_roots=(), state_dir=None, session=None
                 f"{shared}: ignoring workspace root {root.entry!r}: a project's own config "
                 f"may only name folders inside {project}"
             )
+    confirmed_roots += [r for r in kept if inside(r.path, project)]
     user = core_settings.config_path(environ)
-    found += _file_roots("user", user, start, state_dir, home)
-    counting = [r.path for r in found if r.counted] or [project]
+    roots, kept = _file_roots("user", user, start, state_dir, home)
+    found += roots
+    confirmed_roots += kept
+    warnings += _narrow(found, confirmed_roots, project)
+    if not found:
+        source = "git work tree" if project != start or _is_repo(start) else "starting directory"
+        found.append(Root(project, "default", source))
+    return _unique(found), warnings
+
+
+def _narrow(found, confirmed_roots, project):
+    """Hold back from found each root that counts only where it narrows, and bring back
+    a confirmed root whose removal would leave the workspace to the default (wider
+    than it); the warnings for both."""
+    counted = [r.path for r in found if r.counted]
+    dropped = [r for r in confirmed_roots if r.path not in counted]
+    counting = counted + [r.path for r in dropped] or [project]
+    warnings = []
     for root in [r for r in found if not r.counted]:
         if not any(inside(root.path, c) for c in counting):
             found.remove(root)
             warnings.append(held_message(root.source, f"workspace root {root.entry!r}"))
     if not found:
-        source = "git work tree" if project != start or _is_repo(start) else "starting directory"
-        found.append(Root(project, "default", source))
-    return _unique(found), warnings
+        for root in dropped:
+            found.append(root)
+            what = f"the change that drops workspace root {root.entry!r}"
+            warnings.append(held_message(root.source, what))
+    return warnings
 
 
 def _session_roots(environ, start, cli_roots, state_dir, session):
@@ -99,23 +120,23 @@ def _session_roots(environ, start, cli_roots, state_dir, session):
 
 
 def _file_roots(scope, path, base, state_dir, home):
-    """The roots of `workspace = [...]` in the file at path, each marked counted when a
-    person confirmed that root where it is now: a confirmed folder since replaced by a
-    symlink to `/` is a new root, not the one they saw."""
+    """(the roots of `workspace = [...]` in the file at path, the roots a person
+    confirmed for it). A root counts when a person confirmed it where it is now: a
+    confirmed folder since replaced by a symlink to `/` is a new root, not theirs."""
     from .workspacefiles import parse_list
 
     text = confirmed.read_text(path)
     entries = [] if text is None else parse_list(text)
-    if not entries:
-        return []  # most projects have no such file: no record to read
     entry = confirmed.kept(path, state_dir)
-    seen, relative = confirmed.kept_roots(entry) if entry is not None else (set(), set())
+    seen, relative = confirmed.kept_roots(entry) if entry is not None else ([], [])
+    kept = [Root(real, scope, path, real) for real in seen]
+    kept += [Root(_resolve(text, base, home), scope, path, text) for text in relative]
     roots = []
     for text in entries:
         real = _resolve(text, base, home)
         counted = real in seen or (scope == "user" and text in relative)
         roots.append(Root(real, scope, path, text, counted))
-    return roots
+    return roots, kept
 
 
 def confirmed_roots(path, text, environ=None):
