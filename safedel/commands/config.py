@@ -77,6 +77,28 @@ def status(
         typer.echo(f"{configview.shown(entry['path'])}\t{entry['state']}{held}")
 
 
+def _forget(path, where):
+    """A confirmed file a person took away: ask whether the defaults may take its place."""
+    from ..core.guard import prompt
+    from . import configview
+
+    question = (
+        f"{configview.shown(path)} is gone since it was confirmed; what it narrowed still "
+        "applies.\nForget it, so that the defaults apply in its place? [y/N] "
+    )
+    answer = prompt.ask(None, text=question)
+    if answer is None:
+        _fail("no terminal to ask on; nothing confirmed")
+    if not answer:
+        typer.echo(f"{configview.shown(path)}: kept; what it narrowed still applies")
+        return
+    try:
+        confirmed.forget(where, path)
+    except OSError as exc:
+        _fail(f"cannot record it in {where}: {exc.strerror or exc}")
+    typer.echo(f"{configview.shown(path)}: forgotten; the defaults apply in its place")
+
+
 @app.command()
 def trust(paths: Paths = None, state_dir: StateDir = None) -> None:
     """Show each config file that changed since a person confirmed it (or never was),
@@ -90,6 +112,10 @@ def trust(paths: Paths = None, state_dir: StateDir = None) -> None:
     asked = 0
     for path in _files(paths):
         text, info = confirmed.read(path)
+        if text is None and info is None and confirmed.kept_text(path, where) is not None:
+            asked += 1
+            _forget(path, where)
+            continue
         if text is None:
             if info is not None:
                 typer.echo(f"{configview.shown(path)}: not a config file safedel reads; skipped")

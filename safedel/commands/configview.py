@@ -55,12 +55,15 @@ def record(state_dir, path, text, info, environ=None):
 
 def describe(path, state_dir):
     """{"path", "state", "held"} for status: absent, unreadable, confirmed, changed (since
-    a person confirmed it) or new (never confirmed)."""
+    a person confirmed it) or new (never confirmed). A confirmed file taken away holds
+    back its own removal."""
     text, info = confirmed.read(path)
+    kept = confirmed.kept_text(path, state_dir)
     if text is None:
         state = "absent" if info is None else "unreadable"
+        if kept is not None:  # what the confirmed version narrowed stays
+            return {"path": path, "state": state, "held": ["the removal of the file"]}
         return {"path": path, "state": state, "held": []}
-    kept = confirmed.kept_text(path, state_dir)
     if text == kept:
         return {"path": path, "state": "confirmed", "held": []}
     state = "new" if kept is None else "changed"

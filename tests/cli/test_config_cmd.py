@@ -164,3 +164,17 @@ def test_workspace_add_at_a_terminal_confirms_its_own_change(sandbox):
     code, screen = on_pty(argv, person_env(sandbox), project)
     assert code == 0 and b"not yet applying" in screen, screen
     assert status_of(sandbox, local)["state"] == "changed"
+
+
+def test_a_confirmed_file_taken_away_narrows_until_a_person_forgets_it(sandbox):
+    path = config(sandbox)
+    path.write_text("threshold = 5\n")
+    argv = [*SAFEDEL, "config", "trust", str(path)]
+    assert on_pty(argv, person_env(sandbox), sandbox.work, b"y\r")[0] == 0
+    path.unlink()  # what a command can do, or `mv` it away
+    assert threshold(sandbox) == 5
+    assert status_of(sandbox, path)["held"] == ["the removal of the file"]
+    code, screen = on_pty(argv, person_env(sandbox), sandbox.work, b"y\r")
+    assert code == 0 and b"is gone since it was confirmed" in screen and b"forgotten" in screen
+    assert threshold(sandbox) == 50
+    assert status_of(sandbox, path) == {"path": str(path), "state": "absent", "held": []}

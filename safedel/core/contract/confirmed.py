@@ -144,7 +144,26 @@ def confirm(state_dir, path, text, info, roots=(), relative=()):
     calls this, outside any run, with a person at the terminal."""
     import hashlib
 
-    path = os.path.abspath(path)
+    entry = {
+        "text": text,
+        "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "dev": info.st_dev,
+        "ino": info.st_ino,
+        "uid": info.st_uid,
+        "roots": list(roots),
+        "relative": list(relative),
+    }
+    _update(state_dir, os.path.abspath(path), entry)
+
+
+def forget(state_dir, path):
+    """Drop the confirmation of the file at path, which a person took away: from then on
+    the defaults apply in its place."""
+    _update(state_dir, os.path.abspath(path), None)
+
+
+def _update(state_dir, path, entry):
+    """Set path's entry (None: remove it), the record rewritten whole by rename."""
     with open_dir(state_dir, []) as directory:
         try:
             fd = directory.open(RECORD, _O_READ)
@@ -154,15 +173,10 @@ def confirm(state_dir, path, text, info, roots=(), relative=()):
             from .runrecord import read_closing
 
             files = _valid(read_closing(fd, MAX_BYTES * 4))
-        files[path] = {
-            "text": text,
-            "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-            "dev": info.st_dev,
-            "ino": info.st_ino,
-            "uid": info.st_uid,
-            "roots": list(roots),
-            "relative": list(relative),
-        }
+        if entry is None:
+            files.pop(path, None)
+        else:
+            files[path] = entry
         data = jsonl.dumps({"v": VERSION, "files": files}).encode("ascii")
         temporary = f".{RECORD}.{os.getpid()}.tmp"
         directory.write(temporary, data)
