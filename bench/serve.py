@@ -151,6 +151,16 @@ def _drain(conn):
         pass
 
 
+def _confirm(config, env):
+    """What `safedel config trust` records when a person says yes: a config file's
+    `net = false` applies only then (docs/configuration.md)."""
+    from safedel.commands.configview import record
+    from safedel.core.contract import confirmed
+
+    text, info = confirmed.read(config)
+    record(env["SAFEDEL_STATE_DIR"], config, text, info, dict(env, SAFEDEL_CONFIG=config))
+
+
 def run(profile, root, shim_home):
     sandbox = Sandbox(root, "serve", shim_home)
     servers = []
@@ -166,6 +176,7 @@ def run(profile, root, shim_home):
         config = os.path.join(sandbox.root, "no-net.toml")
         with open(config, "w", encoding="utf-8") as handle:
             handle.write("net = false\n")
+        _confirm(config, env)
         plain_path = os.path.join(sandbox.root, "serve-no-net", "serve.sock")
         plain, plain_conn = _start(plain_path, dict(env, SAFEDEL_CONFIG=config), sandbox.work)
         servers.append(plain)

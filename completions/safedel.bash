@@ -4,6 +4,9 @@
 __safedel_complete_table() {
   case $1 in
     'bootstrap') commands='' options='--help' values='' ;;
+    'config status') commands='' options='--help --state-dir --json' values='--state-dir' ;;
+    'config trust') commands='' options='--help --state-dir' values='--state-dir' ;;
+    'config') commands='status trust' options='--help' values='' ;;
     'doctor') commands='' options='--help --json --repair' values='' ;;
     'env') commands='' options='--help --shell --json --session --turn --tool-call --threshold --report --trash-dir --no-exempt' values='--shell --session --turn --tool-call --threshold --report --trash-dir' ;;
     'guard approve') commands='' options='--help --session --turn --state-dir --outside-workspace --token-file' values='--session --turn --state-dir --token-file' ;;
@@ -26,7 +29,7 @@ __safedel_complete_table() {
     'workspace list') commands='' options='--help --session --state-dir --json' values='--session --state-dir' ;;
     'workspace remove') commands='' options='--help --scope --session --state-dir' values='--scope --session --state-dir' ;;
     'workspace') commands='add list remove' options='--help' values='' ;;
-    '') commands='bootstrap doctor env guard list markers purge report restore rm run serve shims undo workspace' options='--help' values='' ;;
+    '') commands='bootstrap config doctor env guard list markers purge report restore rm run serve shims undo workspace' options='--help' values='' ;;
     *) \builtin return 1 ;;
   esac
 }

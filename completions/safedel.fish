@@ -1,6 +1,6 @@
 # safedel completion for fish. Generated from the CLI by `python -m safedel.completions`;
 # do not edit. Completes commands and options from a table, with no process per TAB.
-set --global __safedel_chains 'bootstrap' 'doctor' 'env' 'guard approve' 'guard reject' 'guard reset' 'guard signal' 'guard status' 'guard' 'list' 'markers' 'purge' 'report' 'restore' 'rm' 'run' 'serve' 'shims' 'undo' 'workspace add' 'workspace list' 'workspace remove' 'workspace'
+set --global __safedel_chains 'bootstrap' 'config status' 'config trust' 'config' 'doctor' 'env' 'guard approve' 'guard reject' 'guard reset' 'guard signal' 'guard status' 'guard' 'list' 'markers' 'purge' 'report' 'restore' 'rm' 'run' 'serve' 'shims' 'undo' 'workspace add' 'workspace list' 'workspace remove' 'workspace'
 
 # The commands typed so far ("guard status"), ignoring options and their values.
 function __safedel_chain
@@ -18,6 +18,14 @@ function __safedel_at
 end
 
 complete -c safedel -n '__safedel_at \'bootstrap\'' -l 'help' -d 'Show help and exit.'
+complete -c safedel -n '__safedel_at \'config status\'' -l 'help' -d 'Show help and exit.'
+complete -c safedel -n '__safedel_at \'config status\'' -l 'state-dir' -r -d 'State directory holding the confirmations (default: $SAFEDEL_STATE_DIR).'
+complete -c safedel -n '__safedel_at \'config status\'' -l 'json' -d 'Print a JSON object.'
+complete -c safedel -n '__safedel_at \'config trust\'' -l 'help' -d 'Show help and exit.'
+complete -c safedel -n '__safedel_at \'config trust\'' -l 'state-dir' -r -d 'State directory holding the confirmations (default: $SAFEDEL_STATE_DIR).'
+complete -c safedel -n '__safedel_at \'config\'' -f -a 'status' -d 'Show each config file: confirmed, changed since, never confirmed,...'
+complete -c safedel -n '__safedel_at \'config\'' -f -a 'trust' -d 'Show each config file that changed since a person confirmed it (or...'
+complete -c safedel -n '__safedel_at \'config\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'doctor\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'doctor\'' -l 'json' -d 'Print a JSON list.'
 complete -c safedel -n '__safedel_at \'doctor\'' -l 'repair' -d 'Remove info files whose item is gone; list items without one.'
@@ -156,6 +164,7 @@ complete -c safedel -n '__safedel_at \'workspace\'' -f -a 'list' -d 'Show each w
 complete -c safedel -n '__safedel_at \'workspace\'' -f -a 'remove' -d 'Remove DIRECTORY from the workspace in SCOPE.'
 complete -c safedel -n '__safedel_at \'workspace\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'bootstrap' -d 'Print the script that puts safedel into an interactive shell (one...'
+complete -c safedel -n '__safedel_at \'\'' -f -a 'config' -d 'Config files: see which apply as they are, and confirm a changed one.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'doctor' -d 'Check the shims, the trash and the state directory on this machine.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'env' -d 'Print the shim environment (only what changes) for SHELL or as JSON.'
 complete -c safedel -n '__safedel_at \'\'' -f -a 'guard' -d 'The per-turn bulk guard: status, approve, reject, reset, signal.'

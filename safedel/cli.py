@@ -4,6 +4,7 @@ import typer
 
 from .commands import (
     bootstrap,
+    config,
     doctor,
     env,
     guard,
@@ -43,6 +44,7 @@ app.command()(doctor.doctor)
 app.command()(markers.markers)
 app.add_typer(guard.app, name="guard")
 app.add_typer(workspace.app, name="workspace")
+app.add_typer(config.app, name="config")
 app.command()(bootstrap.bootstrap)
 app.command(name="trash", hidden=True)(trash_cmd.trash)
 app.command(name="rm", context_settings=rm_cmd.RAW_ARGS)(rm_cmd.rm)

@@ -31,6 +31,17 @@ def require(tool):
     pytest.skip(f"{tool} is not installed")
 
 
+def confirm_config(state_dir, path, environ=None):
+    """Record a person's yes to the config file at path as it is now, as `safedel config
+    trust` does at a terminal: what the file widens applies only from then on."""
+    from safedel.commands.configview import record
+    from safedel.core.contract import confirmed
+
+    text, info = confirmed.read(str(path))
+    assert text is not None, path
+    record(str(state_dir), str(path), text, info, environ)
+
+
 @pytest.fixture(scope="session")
 def shim_home(tmp_path_factory):
     return shimhome.materialize(str(tmp_path_factory.mktemp("shims")))

@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..core.contract import settings
+from ..core.contract import confirmed, settings
+from ..core.contract.userconfig import held_message
 from ..core.policy import workspace, workspacefiles
 
 app = typer.Typer(
@@ -48,6 +49,30 @@ class Place:
             workspacefiles.write_session(self.state_dir, self.session, entries)
         else:
             workspacefiles.write_list(self.file_for(scope), entries)
+
+    def confirmed(self, scope):
+        """Whether the scope's file is as a person confirmed it, or absent."""
+        path = self.file_for(scope)
+        text = confirmed.read_text(path)
+        return text is None or text == confirmed.kept_text(path, self.state_dir)
+
+    def reconfirm(self, scope, was_confirmed, adding):
+        """Confirm the file as this command left it, when it was confirmed before and a
+        person typed the command at a terminal: the one change is theirs. Otherwise
+        the change waits for `safedel config trust` (a narrowing applies at once)."""
+        from .configview import record, why_no_person
+
+        path = self.file_for(scope)
+        text, info = confirmed.read(path)
+        if text is not None and was_confirmed and why_no_person() is None:
+            try:
+                record(self.state_dir, path, text, info)
+                return
+            except OSError as exc:
+                typer.echo(f"safedel workspace: cannot record the confirmation: {exc}", err=True)
+        if adding:
+            waits = held_message(path, "the root added", "not yet applying")
+            typer.echo(f"safedel: {waits}", err=True)
 
     def stored_form(self, scope, real):
         """The entry to store: a real path, relative for a committed project file so
@@ -96,7 +121,7 @@ def list_(
         typer.echo(f"{root.path}\t{root.scope}\t{root.source}")
 
 
-def _edit(scope, directory, session, state_dir, change):
+def _edit(scope, directory, session, state_dir, change, adding=False):
     """Load SCOPE's entries, let change(place, real, entries) return the new list (or
     None for nothing to do), save it, and return the resolved folder."""
     _check_scope(scope)
@@ -108,12 +133,15 @@ def _edit(scope, directory, session, state_dir, change):
     place = Place(session, state_dir)
     real = place.resolve(scope, directory)
     entries = place.read(scope)
+    was_confirmed = scope == "session" or place.confirmed(scope)
     new = change(place, real, entries)
     if new is not None:
         try:
             place.write(scope, new)
         except OSError as exc:
             _fail(f"cannot save the {scope} workspace: {exc.strerror or exc}")
+        if scope != "session":
+            place.reconfirm(scope, was_confirmed, adding)
     return real, new is not None
 
 
@@ -133,7 +161,7 @@ def add(
             return None
         return [*entries, place.stored_form(scope, real)]
 
-    real, changed = _edit(scope, directory, session, state_dir, change)
+    real, changed = _edit(scope, directory, session, state_dir, change, adding=True)
     if changed:
         typer.echo(f"added {real} ({scope})")
     else:

@@ -93,7 +93,7 @@ def policy(base, options, env):
         regenerable.START_VARIABLE: regenerable.start_value(env["SAFEDEL_TURN"]),
         host.PINNED: host.current().name,
     }
-    config = core_settings.read_config(core_settings.config_path(base))
+    config = core_settings.user_config(base, env["SAFEDEL_STATE_DIR"])
     default = "allow" if options.interactive else "confirm"
     outside = options.outside_workspace or config.get("outside_workspace") or default
     values["SAFEDEL_OUTSIDE_WORKSPACE"] = core_settings.parse_outside(outside)

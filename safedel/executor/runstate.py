@@ -79,6 +79,9 @@ def fixed_policy(fixed, env):
         "exempt": list(fixed.exempt),
         "outsideWorkspace": fixed.outside_workspace,
         "trashDir": os.path.abspath(fixed.trash_dir) if fixed.trash_dir else None,
+        # Decided with the rest: a `prompt = 1` the command writes into the config
+        # file, or SAFEDEL_PROMPT it sets, brings no question to a terminal it can answer.
+        "prompt": bool(fixed.prompt),
     }
     if fixed.home_trash or os.name == "posix":  # Windows has a recycle bin, no home trash
         from ..core.trash import dirs

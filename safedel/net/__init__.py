@@ -28,11 +28,12 @@ def kernel_supports():
 
 
 def wanted(value, environ):
-    """Whether `--net on|off` (value, or None) or config `net = ...` asks for the net."""
+    """Whether `--net on|off` (value, or None) or config `net = ...` asks for the net
+    (`net = false` only from a config file a person confirmed: core/contract/userconfig.py)."""
     if value is None:
         from ..core.contract import settings
 
-        value = settings.read_config(settings.config_path(environ)).get("net", "on")
+        value = settings.user_config(environ).get("net", "on")
     return str(value).strip().lower() not in ("0", "off", "false", "no")
 
 

@@ -22,8 +22,10 @@ DAY = 86400
 
 def configured(environ=None):
     environ = os.environ if environ is None else environ
-    config = core_settings.read_config(core_settings.config_path(environ))
-    return {key: config[key] for key in KEYS if config.get(key)}
+    # A shorter retention or a smaller max_size only from a file a person confirmed.
+    config = core_settings.user_config(environ)
+    values = {key: config.get(key) for key in KEYS}
+    return {key: value for key, value in values.items() if value}
 
 
 def parse(text):

@@ -176,6 +176,7 @@ module.exports = {
   emit,
   event,
   append,
+  host,
   reportRefusals,
   writeSignal,
 };

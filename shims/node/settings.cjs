@@ -11,7 +11,7 @@ const MAX_THRESHOLD = 99999;
 const warned = new Set();
 const { O_RDONLY } = require('fs').constants;
 const originals = require('./originals.cjs');
-const { closeSync, readFileSync, lstatSync, writeSync } = originals;
+const { closeSync, readFileSync, writeSync } = originals;
 const { printable } = require('./refusal.cjs');
 
 function warnOnce(message) {
@@ -64,18 +64,13 @@ function configPath(env) {
   return nativePath.join(base, 'safedel', 'config.toml');
 }
 
+// The line breaks Python's str.splitlines() knows, so both sides see the same lines.
+const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
+
 // Flat `key = value` lines, the subset of TOML that the Python side reads too.
-function readConfig(path) {
+function parseFlat(text) {
   const values = {};
-  let text;
-  try {
-    // Most people have no config file: a missing one must not cost an exception per call.
-    if (!lstatSync(path, { throwIfNoEntry: false })) return values;
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return values;
-  }
-  for (let line of text.split(/\r?\n/)) {
+  for (let line of text.split(LINE_BREAK)) {
     line = line.split('#', 1)[0].trim();
     if (!line.includes('=') || line.startsWith('[')) continue;
     const at = line.indexOf('=');
@@ -87,6 +82,33 @@ function readConfig(path) {
     values[key] = value;
   }
   return values;
+}
+
+// The user config file as it applies (confirmed.cjs, core/contract/userconfig.py): what
+// it widens counts only once a person confirmed it. Read at the first value asked for:
+// under `safedel run` the record fixes them all, and no config file is read.
+function userConfig(env, stateDir) {
+  const path = configPath(env);
+  let state = null;
+  function get(key) {
+    const confirmed = require('./confirmed.cjs');
+    if (state === null) {
+      state = confirmed.standing(path, stateDir);
+      state.values = state.text === null ? {} : parseFlat(state.text);
+      state.keptValues = state.kept === null ? {} : parseFlat(state.kept);
+    }
+    const current = state.values[key];
+    if (state.confirmed || (state.text === null && state.kept === null)) return current;
+    const parse = (raw) => parseThreshold(raw, 'threshold in the config file');
+    const rule = confirmed.RULES[key] || confirmed.same;
+    const value = rule(current, state.keptValues[key], env, parse);
+    if (value !== current) {
+      const what = current === undefined ? `the removal of ${key}` : `${key} = ${current}`;
+      warnOnce(confirmed.heldMessage(path, what));
+    }
+    return value;
+  }
+  return { get };
 }
 
 // SAFEDEL_TURN_FILE wins over SAFEDEL_TURN, so a prompt hook can rotate turns.
@@ -157,27 +179,29 @@ function pick(record) {
 }
 
 function load(env) {
-  const config = readConfig(configPath(env));
-  const threshold =
-    'SAFEDEL_THRESHOLD' in env
-      ? parseThreshold(env.SAFEDEL_THRESHOLD, 'SAFEDEL_THRESHOLD')
-      : parseThreshold(config.threshold, 'threshold in the config file');
+  // Under `safedel run` these were fixed when the run started (runs/<id>/run.json): the
+  // command cannot move its deletions to another turn or lift the threshold for itself,
+  // whatever it does to SAFEDEL_RUN_ID (ancestry.cjs finds the run from the process tree).
   const stateDir = env.SAFEDEL_STATE_DIR || defaultStateDir(env);
+  const enclosing = require('./ancestry.cjs').enclosing();
+  const fixed = enclosing ? pick(enclosing) : runRecord(stateDir, env.SAFEDEL_RUN_ID);
+  // The run's ledger, signals and report too: a command that moves SAFEDEL_STATE_DIR
+  // would otherwise count from zero in a ledger of its own, out of the run's sight.
+  const fixedDir = fixed.stateDir || stateDir;
+  const config = userConfig(env, fixedDir);
   const who = {
     session: env.SAFEDEL_SESSION || 'default',
     turn: currentTurn(env),
     toolCall: env.SAFEDEL_TOOL_CALL || '',
-    threshold,
     turnStart: env.SAFEDEL_TURN_START || '',
   };
-  // Under `safedel run` these were fixed when the run started (runs/<id>/run.json): the
-  // command cannot move its deletions to another turn or lift the threshold for itself,
-  // whatever it does to SAFEDEL_RUN_ID (ancestry.cjs finds the run from the process tree).
-  const enclosing = require('./ancestry.cjs').enclosing();
-  Object.assign(who, enclosing ? pick(enclosing) : runRecord(stateDir, env.SAFEDEL_RUN_ID));
-  // The run's ledger, signals and report too: a command that moves SAFEDEL_STATE_DIR
-  // would otherwise count from zero in a ledger of its own, out of the run's sight.
-  const fixedDir = who.stateDir || stateDir;
+  Object.assign(who, fixed);
+  if (who.threshold === undefined) {
+    who.threshold =
+      'SAFEDEL_THRESHOLD' in env
+        ? parseThreshold(env.SAFEDEL_THRESHOLD, 'SAFEDEL_THRESHOLD')
+        : parseThreshold(config.get('threshold'), 'threshold in the config file');
+  }
   return {
     session: who.session,
     turn: who.turn,
@@ -195,7 +219,7 @@ function load(env) {
     exempt: who.exempt || envExempt(env, config),
     workspaceRoots: who.workspaceRoots || null,
     outsideWorkspace: parseOutside(
-      who.outsideWorkspace ?? env.SAFEDEL_OUTSIDE_WORKSPACE ?? config.outside_workspace
+      who.outsideWorkspace ?? env.SAFEDEL_OUTSIDE_WORKSPACE ?? config.get('outside_workspace')
     ),
     // The `safedel run` this process is under (a run found by ancestry names itself).
     run: (enclosing && enclosing.run) || env.SAFEDEL_RUN_ID || null,
@@ -203,11 +227,11 @@ function load(env) {
 }
 
 function envTrashDir(env, config) {
-  return env.SAFEDEL_TRASH_DIR || config.trash_dir || null;
+  return env.SAFEDEL_TRASH_DIR || config.get('trash_dir') || null;
 }
 
 function envExempt(env, config) {
-  let exempt = env.SAFEDEL_EXEMPT !== undefined ? env.SAFEDEL_EXEMPT : config.exempt;
+  let exempt = env.SAFEDEL_EXEMPT !== undefined ? env.SAFEDEL_EXEMPT : config.get('exempt');
   if (exempt === undefined) exempt = env.TMPDIR || env.TEMP || env.TMP || '/tmp';
   return exempt.split(nativePath.delimiter).filter(Boolean);
 }
@@ -220,4 +244,4 @@ function parseOutside(raw) {
   return 'confirm';
 }
 
-module.exports = { load, warnOnce, parseThreshold, configPath };
+module.exports = { load, warnOnce, parseThreshold, configPath, parseFlat, userConfig };

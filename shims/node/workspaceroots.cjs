@@ -10,7 +10,7 @@
 const os = require('os');
 const nativePath = require('path');
 const { O_RDONLY } = require('fs').constants;
-const { closeSync, readFileSync, lstatSync } = require('./originals.cjs');
+const { closeSync, readFileSync } = require('./originals.cjs');
 const { digest, openUnder } = require('./private.cjs');
 
 const KEY = 'workspace';
@@ -73,17 +73,6 @@ function parseList(text) {
   return quotedStrings(joined.slice(joined.indexOf('=') + 1));
 }
 
-// path: a string, or a Buffer for a latin1 path of ours.
-function readList(path) {
-  try {
-    // Most projects have no such file: a missing one must not cost an exception.
-    if (!lstatSync(path, { throwIfNoEntry: false })) return [];
-    return parseList(readFileSync(path, 'utf8'));
-  } catch {
-    return [];
-  }
-}
-
 // The roots `safedel workspace add --scope session` stored for session.
 function readSession(stateDir, session) {
   let fd;
@@ -104,7 +93,11 @@ function latin1(text) {
 }
 
 // Every configured root as { path, scope }, then warnings about entries ignored. start
-// and project are real latin1 paths; real(text) resolves one as the kernel would.
+// and project are real latin1 paths; real(text) resolves one as the kernel would. A
+// config file's root counts where a person confirmed it (confirmed.cjs); any other only
+// inside the roots that count without it, or that were confirmed (with none, inside the
+// project), and a confirmed root the file dropped comes back where the workspace would
+// otherwise fall to the project: as core/policy/scopes.py does, with the same warnings.
 function collect(env, { start, project, stateDir, session, configPath, real }) {
   const home = env.HOME || os.homedir();
   const resolve = (entry, base) => {
@@ -114,35 +107,85 @@ function collect(env, { start, project, stateDir, session, configPath, real }) {
   const found = [];
   const warnings = [];
   for (const entry of (env.SAFEDEL_WORKSPACE || '').split(nativePath.delimiter)) {
-    if (entry) found.push({ path: resolve(entry, start), scope: 'session' });
+    if (entry) found.push({ path: resolve(entry, start), scope: 'session', counted: true });
   }
   for (const entry of readSession(stateDir, session)) {
-    found.push({ path: resolve(entry, start), scope: 'session' });
+    found.push({ path: resolve(entry, start), scope: 'session', counted: true });
   }
-  const bytes = (text) => Buffer.from(text, 'latin1');
-  for (const entry of readList(bytes(nativePath.join(project, LOCAL_FILE)))) {
-    found.push({ path: resolve(entry, project), scope: 'local' });
-  }
-  const shared = nativePath.join(project, PROJECT_FILE);
-  for (const entry of readList(bytes(shared))) {
-    const path = resolve(entry, project);
-    if (path === project || path.startsWith(project === '/' ? '/' : project + '/')) {
-      found.push({ path, scope: 'project' });
+  const text = (latin) => Buffer.from(latin, 'latin1').toString();
+  // A project's files are read by their bytes (its path need not be UTF-8), and named
+  // (in the confirmations and warnings) as Python names them.
+  const fromFile = (scope, latin, base) =>
+    fileRoots(scope, Buffer.from(latin, 'latin1'), text(latin), base, stateDir, resolve);
+  const within = (path, root) => path === root || path.startsWith(root === '/' ? '/' : root + '/');
+  const local = fromFile('local', nativePath.join(project, LOCAL_FILE), project);
+  found.push(...local.roots);
+  const confirmed = [...local.kept];
+  const shared = text(nativePath.join(project, PROJECT_FILE));
+  const own = fromFile('project', nativePath.join(project, PROJECT_FILE), project);
+  for (const root of own.roots) {
+    if (within(root.path, project)) {
+      found.push(root);
     } else {
-      const shown = Buffer.from(shared, 'latin1').toString();
-      const where = Buffer.from(project, 'latin1').toString();
       warnings.push(
-        `${shown}: ignoring workspace root ${pyRepr(entry)}: a project's own config ` +
-          `may only name folders inside ${where}`
+        `${shared}: ignoring workspace root ${pyRepr(root.entry)}: a project's own config ` +
+          `may only name folders inside ${text(project)}`
       );
     }
   }
-  for (const entry of readList(configPath)) {
-    found.push({ path: resolve(entry, start), scope: 'user' });
-  }
-  if (!found.length) found.push({ path: project, scope: 'default' });
+  confirmed.push(...own.kept.filter((root) => within(root.path, project)));
+  const user = fileRoots('user', configPath, configPath, start, stateDir, resolve);
+  found.push(...user.roots);
+  confirmed.push(...user.kept);
+  const kept = narrow(found, confirmed, project, warnings, within);
+  if (!kept.length) kept.push({ path: project, scope: 'default' });
   const seen = new Set();
-  return { roots: found.filter((r) => !seen.has(r.path) && seen.add(r.path)), warnings };
+  const roots = kept.filter((r) => !seen.has(r.path) && seen.add(r.path));
+  return { roots: roots.map(({ path, scope }) => ({ path, scope })), warnings };
+}
+
+// found without each root that counts only where it narrows, or, when none is left, the
+// confirmed roots the files dropped (so the workspace does not fall to the project).
+function narrow(found, confirmed, project, warnings, within) {
+  const { heldMessage } = require('./confirmed.cjs');
+  const counted = found.filter((r) => r.counted).map((r) => r.path);
+  const dropped = confirmed.filter((r) => !counted.includes(r.path));
+  const counting = [...counted, ...dropped.map((r) => r.path)];
+  if (!counting.length) counting.push(project);
+  const kept = found.filter((root) => {
+    if (root.counted || counting.some((c) => within(root.path, c))) return true;
+    warnings.push(heldMessage(root.source, `workspace root ${pyRepr(root.entry)}`));
+    return false;
+  });
+  if (kept.length) return kept;
+  for (const root of dropped) {
+    const what = `the change that drops workspace root ${pyRepr(root.entry)}`;
+    warnings.push(heldMessage(root.source, what));
+  }
+  return dropped;
+}
+
+// { roots, kept } of the config file read at bytes and named path: the roots of its
+// `workspace = [...]`, each counted when a person confirmed that root where it is now (a
+// confirmed folder since replaced by a symlink to / is a new root, not theirs), and the
+// roots a person confirmed for it.
+function fileRoots(scope, bytes, path, base, stateDir, resolve) {
+  const confirmed = require('./confirmed.cjs');
+  const text = confirmed.readText(bytes);
+  const entries = text === null ? [] : parseList(text);
+  const { roots, relative } = confirmed.keptRoots(confirmed.kept(path, stateDir));
+  // Recorded as Python names paths; a latin1 path of ours is its bytes.
+  const kept = [...roots].map((r) => ({ path: latin1(r), scope, source: path, entry: r }));
+  for (const entry of relative) {
+    kept.push({ path: resolve(entry, base), scope, source: path, entry });
+  }
+  const found = entries.map((entry) => {
+    const real = resolve(entry, base);
+    const named = Buffer.from(real, 'latin1').toString();
+    const counted = roots.has(named) || (scope === 'user' && relative.has(entry));
+    return { path: real, scope, source: path, entry, counted };
+  });
+  return { roots: found, kept };
 }
 
 // How Python's repr() shows a plain string, so that the warning reads the same.

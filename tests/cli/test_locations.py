@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import last_markers, require
+from conftest import confirm_config, last_markers, require
 
 from safedel.core.contract import host
 from safedel.core.guard import outside
@@ -103,6 +103,10 @@ def test_allow_trashes_outside_the_workspace(sandbox, outside_file):
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('outside_workspace = "allow"\n')
+    # Nobody confirmed the file yet (a command could have written it): still a question.
+    held = sandbox.run("rm", str(target), cwd=project)
+    assert held.returncode == 1 and target.exists() and b"outside_workspace = allow" in held.stderr
+    confirm_config(sandbox.state, config)
     assert sandbox.run("rm", str(target), cwd=project).returncode == 0 and not target.exists()
 
 

@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from conftest import require
+from conftest import confirm_config, require
 
 from safedel.core.trash import info as trashinfo
 
@@ -276,6 +276,7 @@ def test_retention_runs_detached_after_the_command(sandbox):
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('retention = "1s"\n')
+    confirm_config(sandbox.state, config)
     stamp = sandbox.state / "retention.stamp"
     if stamp.exists():
         stamp.unlink()
@@ -302,6 +303,7 @@ def test_a_backdated_info_file_does_not_make_an_item_old(sandbox):
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('retention = "3s"\n')
+    confirm_config(sandbox.state, config)
     (sandbox.work / "src").mkdir()
     (sandbox.work / "src" / "f.c").write_text("precious")
     info = sandbox.trash / "info" / "src.trashinfo"
@@ -402,6 +404,7 @@ def test_purge_drops_report_segments_past_the_retention(sandbox):
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('retention = "30d"\n')
+    confirm_config(sandbox.state, config)
     kept = {p: p.read_bytes() for p in (live, recent, sandbox.report_path)}
 
     dry = safedel(sandbox, "purge", "--older-than", "30d", "--dry-run")
@@ -450,6 +453,7 @@ def test_a_segment_whose_trash_is_unplugged_stays(sandbox):
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('retention = "30d"\n')
+    confirm_config(sandbox.state, config)
 
     drive.rename(sandbox.root / "unplugged")
     done = safedel(sandbox, "purge", "--older-than", "30d", "--yes")

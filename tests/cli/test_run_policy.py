@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+from conftest import confirm_config
 from resultschema import valid_result
 
 from safedel.core.contract import host
@@ -45,6 +46,9 @@ def test_workspace_roots_outside_answer_turn_start_and_host(sandbox):
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('outside_workspace = "allow"\n')
+    env, stderr = child_env(sandbox)  # nobody confirmed it: a command could have written it
+    assert env["SAFEDEL_OUTSIDE_WORKSPACE"] == "confirm" and "outside_workspace = allow" in stderr
+    confirm_config(sandbox.state, config)
     assert child_env(sandbox)[0]["SAFEDEL_OUTSIDE_WORKSPACE"] == "allow"
     bad = sandbox.run("true", run_options=["--outside-workspace", "maybe"])
     assert bad.returncode == 2 and b"allow or confirm" in bad.stderr

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from conftest import require
+from conftest import confirm_config, require
 
 
 def safedel(sandbox, *args, cwd=None, env=None):
@@ -40,6 +40,14 @@ def test_add_list_remove_in_each_scope(sandbox):
     done = safedel(sandbox, "add", "lib", "--scope", "project", cwd=project)
     assert done.returncode == 0, done.stderr
     assert (project / ".safedel" / "config.toml").read_text() == 'workspace = ["lib"]\n'
+    # No person at a terminal typed these: the files' roots wait for a confirmation,
+    # and what lies in a root that counts anyway (the session's) narrows and counts.
+    assert "not yet applying the root added" in done.stderr
+    assert roots(sandbox, cwd=project) == [(real_other, "session")]
+    config = sandbox.home / ".config" / "safedel" / "config.toml"
+    for path in (project / ".safedel" / "config.local.toml", project / ".safedel" / "config.toml"):
+        confirm_config(sandbox.state, path, sandbox.base_env())
+    confirm_config(sandbox.state, config, sandbox.base_env())
     assert roots(sandbox, cwd=project) == [
         (real_other, "session"),
         (real + "/lib", "project"),

@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from conftest import IN_CI, require
+from conftest import IN_CI, confirm_config, require
 from netkit import require_net
 
 from safedel.core.guard import turn as guardturn
@@ -193,6 +193,7 @@ def test_retention_written_by_the_command_purges_nothing(sandbox):
     # A run that starts with a retention configured passes it on, and a max_size the
     # command adds is not among what its pass purges.
     config.write_text('retention = "3650d"\n')
+    confirm_config(sandbox.state, config)
     (sandbox.work / "third.txt").write_text("3")
     assert sandbox.run("sh", "-c", write.replace("new.txt", "third.txt")).returncode == 0
     assert (sandbox.state / "retention.stamp").exists()

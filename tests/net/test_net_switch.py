@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+from conftest import confirm_config
 from netkit import make_tree, require_net
 
 
@@ -25,14 +26,22 @@ def test_config_net_false_switches_it_off(sandbox):
     config = sandbox.root / "config.toml"
     config.write_text("net = false\n")
     env = sandbox.base_env(SAFEDEL_CONFIG=config)
+    # Nobody confirmed the file (a command could have written it): the net stays on.
+    assert _doctor_net(env).startswith("active")
+    tree = make_tree(sandbox.work)
+    done = sandbox.run("dash", "-c", "/bin/rm -r d", env=env)
+    caught = sandbox.trashed_names()
+    assert done.returncode == 0 and not tree.exists() and "top.txt" in caught
+    assert b"not applying net = false" in done.stderr
+    confirm_config(sandbox.state, config)
     assert _doctor_net(env).startswith("not active: switched off")
     tree = make_tree(sandbox.work)
     assert sandbox.run("dash", "-c", "/bin/rm -r d", env=env).returncode == 0
-    assert not tree.exists() and sandbox.trashed_names() == []
+    assert not tree.exists() and sandbox.trashed_names() == caught
     # --net on wins over the config file
     tree = make_tree(sandbox.work)
     done = sandbox.run("dash", "-c", "/bin/rm -r d", env=env, run_options=["--net", "on"])
-    assert done.returncode == 0 and "d" in sandbox.trashed_names()
+    assert done.returncode == 0 and len(sandbox.trashed_names()) > len(caught)
 
 
 # Installs a filter that refuses seccomp() itself with EPERM, as a container's profile

@@ -6,6 +6,7 @@ import subprocess
 import pytest
 from conftest import require
 
+from safedel.commands import configview
 from safedel.core.policy import workspace, workspacefiles
 
 
@@ -56,6 +57,13 @@ def test_every_scope_merges_in_order_and_paths_are_real(place, tmp_path):
     config = project.parent / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('threshold = 7\nworkspace = [\n  "/srv/data",  # shared\n]\n')
+    found, warnings = workspace.collect(env, project, cli_roots=["sub"])
+    # Nobody confirmed the local and user files: what lies inside a session root (the
+    # local "../../other", in tmp_path) narrows and counts; /srv/data waits.
+    assert [r.scope for r in found] == ["session", "session", "session", "local"]
+    assert len(warnings) == 1 and "'/srv/data'" in warnings[0] and "config trust" in warnings[0]
+    for path in (project / workspace.LOCAL_FILE, config):
+        configview.record(env["SAFEDEL_STATE_DIR"], str(path), path.read_text(), path.stat(), env)
     found, warnings = workspace.collect(env, project, cli_roots=["sub"])
     real = os.path.realpath(project)
     assert [(r.path, r.scope, r.source) for r in found] == [

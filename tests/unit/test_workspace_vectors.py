@@ -10,6 +10,7 @@ import pytest
 from conftest import REPO, require
 from test_vectors import node_binaries
 
+from safedel.commands import configview
 from safedel.core.policy import workspace, workspacefiles
 
 VECTORS = os.path.join(REPO, "tests", "vectors")
@@ -27,12 +28,27 @@ def build(base, case):
         path = os.path.join(base, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+            handle.write(text.replace("$ROOT", base))
     for name, target in case.get("symlinks", {}).items():
         os.symlink(target, os.path.join(base, name))
     if case.get("session"):
         roots = [entry.replace("$ROOT", base) for entry in case["session"]]
         workspacefiles.write_session(os.path.join(base, "state"), "s", roots)
+    environ = {
+        "HOME": os.path.join(base, "home"),
+        "SAFEDEL_CONFIG": os.path.join(base, "user.toml"),
+    }
+    for name, text in case.get("confirmed", {}).items():
+        # As `safedel config trust` records a person's yes: the file as written, or
+        # another text that was confirmed for it, with its roots as they were then.
+        path = os.path.join(base, name)
+        text = (case["files"][name] if text is True else text).replace("$ROOT", base)
+        configview.record(os.path.join(base, "state"), path, text, os.stat(path), environ)
+    for name, target in case.get("replaced_after", {}).items():
+        # What a command does once the file is confirmed: a folder it names becomes
+        # a symlink to somewhere wider.
+        os.rmdir(os.path.join(base, name))
+        os.symlink(target, os.path.join(base, name))
 
 
 @pytest.fixture

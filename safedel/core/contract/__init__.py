@@ -2,5 +2,12 @@
 scopes), host (terminal, CI, editor, agent harness), and the run's fixed values in its
 run record, found through a run pointer.
 
+settings  : the environment and the config file, read into one Settings value
+userconfig: the user config file's values as they apply (what it widens waits)
+confirmed : the config files a person confirmed (`safedel config trust`)
+host      : who runs safedel
+runrecord : the values a run fixed when it started
+runpointer: how a process under a run finds its record (Linux)
+
 May import: the leaves of core/ only.
 """

@@ -2,7 +2,8 @@
 
 <state>/runs/<run id>/run.json holds the run's session, turn, tool call, threshold,
 state dir and report, and its deletion policy (workspace roots, exempt roots, the
-outside-workspace choice, the trash), fixed when the run started (its pointers,
+outside-workspace choice, the trash, whether a terminal question may be asked), fixed
+when the run started (its pointers,
 core/contract/runpointer.py, hold the same). Shims under the run take these from the record
 rather than from their environment, so a command that sets SAFEDEL_THRESHOLD,
 SAFEDEL_TURN, SAFEDEL_STATE_DIR, SAFEDEL_EXEMPT, SAFEDEL_WORKSPACE_ROOTS or
@@ -72,6 +73,8 @@ def fixed_policy(record):
     home = fixed_path(record, "homeTrash")
     if home is not None:
         found["home_trash"] = home
+    if isinstance(record.get("prompt"), bool):
+        found["prompt"] = record["prompt"]
     return found
 
 

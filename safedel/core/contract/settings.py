@@ -108,27 +108,15 @@ def config_path(environ):
     return environ.get("SAFEDEL_CONFIG") or os.path.join(base, "safedel", "config.toml")
 
 
-def read_config(path):
-    """Flat `key = value` lines (a subset of TOML that 3.9's stdlib can read)."""
-    values = {}
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return values
-    except UnicodeDecodeError:
-        # A config safedel cannot read must not stop every command (or shell start-up).
-        warn_once(f"{path} is not UTF-8 text; ignoring it")
-        return values
-    for line in lines:
-        line = line.split("#", 1)[0].strip()
-        if "=" not in line or line.startswith("["):
-            continue
-        key, value = (part.strip() for part in line.split("=", 1))
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        values[key] = value
-    return values
+def user_config(environ, state_dir=None):
+    """The user config file as it applies (core/contract/userconfig.py): what it widens
+    counts only once a person confirmed it, and the confirmations live in state_dir
+    (default: the environment's state dir)."""
+    from .userconfig import UserConfig
+
+    if state_dir is None:
+        state_dir = environ.get("SAFEDEL_STATE_DIR") or default_state_dir(environ)
+    return UserConfig(config_path(environ), state_dir, environ)
 
 
 def default_exempt(environ):
@@ -137,29 +125,7 @@ def default_exempt(environ):
 
 def load(environ=None):
     environ = os.environ if environ is None else environ
-    config = read_config(config_path(environ))
-    if "SAFEDEL_THRESHOLD" in environ:
-        threshold = parse_threshold(environ["SAFEDEL_THRESHOLD"])
-    else:
-        threshold = parse_threshold(config.get("threshold"), "threshold in the config file")
-    exempt_raw = environ.get("SAFEDEL_EXEMPT", config.get("exempt"))
-    if exempt_raw is None:
-        exempt_raw = default_exempt(environ)
-    prompt_raw = environ.get("SAFEDEL_PROMPT", config.get("prompt"))
-    if prompt_raw is None:
-        # Nobody answers a prompt under an agent harness or in CI; a setting says otherwise.
-        from . import host
-
-        found = host.current() if environ is os.environ else host.detect(environ)
-        prompt_raw = "1" if found.attended else "0"
     state_dir = environ.get("SAFEDEL_STATE_DIR") or default_state_dir(environ)
-    who = {
-        "session": environ.get("SAFEDEL_SESSION") or "default",
-        "turn": current_turn(environ),
-        "toolCall": environ.get("SAFEDEL_TOOL_CALL") or "",
-        "threshold": threshold,
-        "turnStart": environ.get("SAFEDEL_TURN_START"),  # `seconds:turn` (core.regenerable)
-    }
     # Under `safedel run` these were fixed when the run started: the command cannot
     # move its deletions to another turn or lift the threshold for itself, whatever it
     # does to SAFEDEL_RUN_ID (core/contract/runpointer.py finds the run from the process tree).
@@ -167,25 +133,41 @@ def load(environ=None):
 
     run_id = environ.get("SAFEDEL_RUN_ID")
     fixed = runrecord.governing(state_dir, run_id) or {}
-    who.update({k: fixed[k] for k in runrecord.FIELDS if fixed.get(k) is not None})
     # The run's ledger, signals and report too: a command that moves SAFEDEL_STATE_DIR
     # would otherwise count from zero in a ledger of its own, out of the run's sight.
     report = runrecord.fixed_path(fixed, runrecord.REPORT)
     state_dir = runrecord.fixed_path(fixed, runrecord.STATE_DIR) or state_dir
-    # And the run's deletion policy: a command that widens its workspace, exempts
-    # everything, skips the outside question or moves the trash into an exempt folder
-    # for itself still deletes as the run decided.
-    policy = {
-        # What `safedel run` decided (core.workspace reads it); None elsewhere.
-        "workspace_roots": environ.get("SAFEDEL_WORKSPACE_ROOTS"),
-        "exempt": tuple(p for p in exempt_raw.split(os.pathsep) if p),
-        "outside_workspace": environ.get(
-            "SAFEDEL_OUTSIDE_WORKSPACE", config.get("outside_workspace")
-        ),
-        "trash_dir": environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None,
-        "home_trash": None,
+    # Read only for what neither the run nor the environment decided.
+    config = user_config(environ, state_dir)
+    who = {
+        "session": environ.get("SAFEDEL_SESSION") or "default",
+        "turn": current_turn(environ),
+        "toolCall": environ.get("SAFEDEL_TOOL_CALL") or "",
+        "turnStart": environ.get("SAFEDEL_TURN_START"),  # `seconds:turn` (core.regenerable)
     }
-    policy.update(runrecord.fixed_policy(fixed))
+    who.update({k: fixed[k] for k in runrecord.FIELDS if fixed.get(k) is not None})
+    if "threshold" not in who:
+        if "SAFEDEL_THRESHOLD" in environ:
+            who["threshold"] = parse_threshold(environ["SAFEDEL_THRESHOLD"])
+        else:
+            raw = config.get("threshold")
+            who["threshold"] = parse_threshold(raw, "threshold in the config file")
+    # And the run's deletion policy: a command that widens its workspace, exempts
+    # everything, skips the outside question, moves the trash into an exempt folder or
+    # brings the terminal question back for itself still deletes as the run decided.
+    policy = runrecord.fixed_policy(fixed)
+    if "exempt" not in policy:
+        raw = environ.get("SAFEDEL_EXEMPT")
+        raw = config.get("exempt") if raw is None else raw
+        raw = default_exempt(environ) if raw is None else raw
+        policy["exempt"] = tuple(p for p in raw.split(os.pathsep) if p)
+    if "outside_workspace" not in policy:
+        raw = environ.get("SAFEDEL_OUTSIDE_WORKSPACE")
+        policy["outside_workspace"] = config.get("outside_workspace") if raw is None else raw
+    if "trash_dir" not in policy:
+        policy["trash_dir"] = environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None
+    if "prompt" not in policy:
+        policy["prompt"] = prompt_wanted(environ, config)
     return Settings(
         active=environ.get("SAFEDEL_ACTIVE") == "1",
         session=who["session"],
@@ -196,16 +178,32 @@ def load(environ=None):
         threshold=who["threshold"],
         trash_dir=policy["trash_dir"],
         exempt=policy["exempt"],
-        prompt=str(prompt_raw).strip().lower() not in ("0", "false", "no", "off"),
-        workspace_roots=policy["workspace_roots"],
+        prompt=policy["prompt"],
+        # What `safedel run` decided (core.workspace reads it); None elsewhere.
+        workspace_roots=policy.get("workspace_roots", environ.get("SAFEDEL_WORKSPACE_ROOTS")),
         # A run's own start, not one the command exports to uncount older files.
         turn_start=who["turnStart"],
         run=fixed.get("run") or run_id or None,  # a run found by ancestry names itself
         digests=runrecord.known_digests(fixed),
         bound=bool(fixed),
         outside_workspace=parse_outside(policy["outside_workspace"]),
-        home_trash=policy["home_trash"],
+        home_trash=policy.get("home_trash"),
     )
+
+
+def prompt_wanted(environ, config):
+    """Whether a terminal question may be asked: SAFEDEL_PROMPT, else the config's
+    `prompt`, else whether the host has a person at the terminal."""
+    raw = environ.get("SAFEDEL_PROMPT")
+    if raw is None:
+        raw = config.get("prompt")
+    if raw is None:
+        # Nobody answers a prompt under an agent harness or in CI; a setting says otherwise.
+        from . import host
+
+        found = host.current() if environ is os.environ else host.detect(environ)
+        raw = "1" if found.attended else "0"
+    return str(raw).strip().lower() not in ("0", "false", "no", "off")
 
 
 OUTSIDE_CHOICES = ("confirm", "allow")

@@ -36,6 +36,7 @@ ENTRIES = {
 ON_EVERY_REMOVAL = (
     "deletion",
     "contract.settings",
+    "contract.userconfig",
     "contract.host",
     "contract.runrecord",
     "contract.runpointer",

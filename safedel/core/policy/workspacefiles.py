@@ -59,9 +59,14 @@ def read_list(path):
     """The strings of `workspace = [...]` in the file at path ([] when absent)."""
     try:
         with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+            return parse_list(handle.read())
     except (OSError, UnicodeDecodeError):
         return []
+
+
+def parse_list(text):
+    """The strings of the top-level `workspace = [...]` in a config file's text."""
+    lines = text.splitlines()
     span = _span(lines)
     if span is None:
         return []
