@@ -95,13 +95,15 @@ def status(
             "takes": state.takes,
             "refused": state.refused,
             "outsideWorkspaceApproved": state.outside,
+            "damaged": state.damaged,
         }
         if warning:
             result["warning"] = warning
         typer.echo(json.dumps(result, indent=2))
         return
+    mode = state.mode if state.damaged is None else f"damaged ({state.damaged})"
     typer.echo(
-        f"{target.describe()}: {state.granted} of {threshold} counted, {state.mode}; "
+        f"{target.describe()}: {state.granted} of {threshold} counted, {mode}; "
         f"{state.refused} of {state.takes} batches refused"
     )
     if warning:

@@ -8,7 +8,7 @@
 
 const fs = require('fs');
 const { digest, openUnder } = require('./private.cjs');
-const { TurnState, parseLine } = require('./ledgerrule.cjs');
+const { TurnState, DAMAGED } = require('./ledgerrule.cjs');
 
 const { O_RDWR, O_APPEND, O_CREAT } = fs.constants;
 const LEDGER_FLAGS = O_RDWR | O_APPEND | O_CREAT;
@@ -30,6 +30,14 @@ function nextId() {
 }
 
 class GuardError extends Error {}
+
+// The turn's ledger holds what safedel never writes (core/guard/ledger.py's damaged()).
+function damaged(why) {
+  return new GuardError(
+    `the bulk-guard ledger of this turn is damaged (${why}), so nothing was deleted; ` +
+      'a person must reset the turn'
+  );
+}
 
 // Append one line with one O_APPEND write. A short write (a full disk) throws: that
 // take fails closed, and readers skip the fragment it left.
@@ -121,11 +129,11 @@ function takeOnce(settings, n) {
     let end = data.indexOf(0x0a, start);
     end = end < 0 ? data.length : end + 1;
     const line = data.subarray(start, end);
-    const record = parseLine(line);
-    const verdict = record ? state.apply(record) : null;
+    const verdict = state.applyLine(line);
     offset += end - start;
     start = end;
     if (line.equals(own)) {
+      if (verdict === DAMAGED) throw damaged(state.damaged);
       cursors.set(key, { file, offset, line: own, state: state.copy() });
       return { verdict, count: state.granted, threshold: settings.threshold, id };
     }
@@ -133,9 +141,7 @@ function takeOnce(settings, n) {
       return null; // glued to a torn fragment: no reader counts that line
     }
   }
-  throw new GuardError(
-    "the bulk-guard ledger lost this process's entry; run `safedel guard reset`"
-  );
+  throw damaged("this process's own entry is gone from it: it was rewritten");
 }
 
-module.exports = { GuardError, take, openLedger, appendLine, readAt };
+module.exports = { GuardError, damaged, take, openLedger, appendLine, readAt };

@@ -2,20 +2,29 @@
 // The bulk guard's rule (the same as safedel/core/guard/rule.py's, checked in both runtimes by
 // tests/vectors/ledger.json): which lines are records, and the verdict each take gets
 // from the lines before it. Pure: no file is read or written here (ledger.cjs does that).
+// A line that is neither a record nor a fragment a full disk tore off glued to a whole
+// record damages the turn: every later take fails closed until a person resets it.
 
 const ALLOW = 'allow';
 const CONFIRM = 'confirmRequired';
 const REJECTED = 'rejected';
+const DAMAGED = 'damaged';
+const RECORD_START = Buffer.from('{"op":"');
 
 class TurnState {
-  constructor(mode = 'open', granted = 0, outside = false) {
+  constructor(mode = 'open', granted = 0, outside = false, damaged = null) {
     this.mode = mode;
     this.granted = granted;
     this.outside = outside; // deletions outside the workspace approved for the turn
+    this.damaged = damaged; // why the ledger cannot be trusted, once it cannot
   }
 
   copy() {
-    return new TurnState(this.mode, this.granted, this.outside);
+    return new TurnState(this.mode, this.granted, this.outside, this.damaged);
+  }
+
+  damage(why) {
+    if (this.damaged === null) this.damaged = why;
   }
 
   // Apply one ledger record; return the verdict for a take, else null.
@@ -23,6 +32,7 @@ class TurnState {
     if (record.op === 'take') {
       const n = toInt(record.n);
       const threshold = toInt(record.t);
+      if (this.damaged !== null) return DAMAGED;
       if (this.mode === 'rejected') return REJECTED;
       if (this.mode === 'approved' || this.granted + n <= threshold) {
         this.granted += n;
@@ -33,6 +43,15 @@ class TurnState {
     if (record.op === 'approve') this.mode = 'approved';
     else if (record.op === 'reject') this.mode = 'rejected';
     else if (record.op === 'approveOutside') this.outside = true;
+    else if (record.op === DAMAGED) this.damage(`marked damaged: ${record.why || 'no reason given'}`);
+    return null;
+  }
+
+  // Apply one raw line (a Buffer or a string); return the verdict for a take, else null.
+  applyLine(line) {
+    const record = parseLine(line);
+    if (record) return this.apply(record);
+    if (!gluedToAFragment(line)) this.damage('a line in it is not a record safedel writes');
     return null;
   }
 }
@@ -71,13 +90,28 @@ function parseLine(line) {
   return record;
 }
 
+// Whether line is a fragment a full disk tore off glued to the whole record written after
+// it: the fragment begins as every record does and holds no newline, and what follows
+// its last record start is a whole record.
+function gluedToAFragment(line) {
+  let body = Buffer.isBuffer(line) ? line : Buffer.from(line);
+  if (body.length && body[body.length - 1] === 0x0a) body = body.subarray(0, body.length - 1);
+  const start = body.lastIndexOf(RECORD_START);
+  if (start <= 0 || !body.subarray(0, RECORD_START.length).equals(RECORD_START)) return false;
+  return parseLine(body.subarray(start)) !== null;
+}
+
 // [[record or null, verdict or null]] for a sequence of ledger lines: the pure rule.
 function verdicts(lines) {
   const state = new TurnState();
-  return lines.map((line) => {
-    const record = parseLine(line);
-    return [record, record ? state.apply(record) : null];
-  });
+  return lines.map((line) => [parseLine(line), state.applyLine(line)]);
 }
 
-module.exports = { ALLOW, CONFIRM, REJECTED, TurnState, parseLine, verdicts };
+// The TurnState after a sequence of ledger lines.
+function replay(lines) {
+  const state = new TurnState();
+  for (const line of lines) state.applyLine(line);
+  return state;
+}
+
+module.exports = { ALLOW, CONFIRM, REJECTED, DAMAGED, TurnState, parseLine, verdicts, replay };

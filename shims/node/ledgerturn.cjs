@@ -5,7 +5,7 @@
 
 const pathPosix = require('path').posix;
 const { TurnState, parseLine } = require('./ledgerrule.cjs');
-const { GuardError, openLedger, appendLine, readAt } = require('./ledger.cjs');
+const { GuardError, damaged, openLedger, appendLine, readAt } = require('./ledger.cjs');
 const { fstatSync, closeSync } = require('./originals.cjs');
 const { readdirSync, lstatSync, unlinkSync } = require('./originals.cjs');
 
@@ -49,12 +49,15 @@ function turnState(settings) {
   }
   const state = new TurnState();
   let firstTs = null;
-  for (const line of data.toString('latin1').split('\n')) {
-    const record = line ? parseLine(Buffer.from(line + '\n', 'latin1')) : null;
-    if (!record) continue;
-    if (firstTs === null && Number.isFinite(record.ts)) firstTs = record.ts;
-    state.apply(record);
+  const lines = data.toString('latin1').split('\n');
+  lines.pop(); // what follows the last newline is not a whole line yet
+  for (const text of lines) {
+    const line = Buffer.from(text + '\n', 'latin1');
+    const record = parseLine(line);
+    if (record && firstTs === null && Number.isFinite(record.ts)) firstTs = record.ts;
+    state.applyLine(line);
   }
+  if (state.damaged !== null) throw damaged(state.damaged);
   return { state, firstTs };
 }
 

@@ -25,7 +25,7 @@ import time
 
 from .. import jsonl
 from ..private import EXCLUSIVE, Held, digest, open_dir
-from .rule import Decision, TurnState, apply_line
+from .rule import DAMAGED, Decision, TurnState, apply_line
 
 PRUNE_AGE = 24 * 3600
 LEDGERS = "bulk-guard"
@@ -42,6 +42,16 @@ _held = {}
 
 class GuardError(Exception):
     """The ledger cannot be read or written; callers fail closed."""
+
+
+def damaged(why):
+    """The error for a ledger holding what safedel never writes (core/guard/rule.py): it
+    stands until a person resets the turn, and the message names no command to run,
+    since its reader may be a model."""
+    return GuardError(
+        f"the bulk-guard ledger of this turn is damaged ({why}), so nothing was deleted; "
+        "a person must reset the turn"
+    )
 
 
 def ledger_parts(session, turn, known=None):
@@ -176,9 +186,11 @@ def _decide(settings, fd, record, key, cursor, remember):
         offset += len(line)
         verdict = apply_line(state, line)
         if line == own:
+            if verdict == DAMAGED:
+                raise damaged(state.damaged)
             if remember:
                 _cursors[key] = ((info.st_dev, info.st_ino), offset, own, state.copy())
             return Decision(verdict, state.granted, settings.threshold, state.mode, record["id"])
         if line.endswith(own):
             return None  # glued to a torn fragment: no reader counts that line
-    raise GuardError("the bulk-guard ledger lost this process's entry; run `safedel guard reset`")
+    raise damaged("this process's own entry is gone from it: it was rewritten")

@@ -63,7 +63,12 @@ def check(settings, targets, refuse):
         return
     from . import turn  # only for targets outside the workspace
 
-    if turn.status(settings.state_dir, settings.session, settings.turn).outside:
+    state = turn.status(settings.state_dir, settings.session, settings.turn)
+    if state.damaged is not None:
+        from .ledger import damaged
+
+        raise damaged(state.damaged)
+    if state.outside:
         return
     from ..report import markers
     from . import prompt  # only for targets outside the workspace

@@ -47,7 +47,8 @@ def mark(settings, op, by, **fields):
 
 
 def status(state_dir, session, turn):
-    """The TurnState of a turn after its whole ledger; an unfinished last line is ignored."""
+    """The TurnState of a turn after its whole ledger; an unfinished last line is ignored.
+    A damaged ledger is a state too (.damaged): `safedel guard status` shows it."""
     parts = ledger_parts(session, turn)
     name = parts.pop()
     try:
