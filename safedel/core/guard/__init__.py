@@ -5,6 +5,7 @@ rule       : the verdict of each take, a pure function of the ledger's lines
 turn       : a turn's administration: status, approve, reject, reset, prune
 stage      : the pipeline's guard step
 refusal    : a refused batch: marker, signal file, report event
+remedy     : what a refusal tells its reader to do: a model to ask, a person a command
 prompt     : the question a person answers at a terminal
 signals    : the signal files a harness reads
 outside    : targets outside the workspace, refused until approved

@@ -11,7 +11,7 @@ import os
 
 from ..policy import workspace
 from ..printable import printable
-from . import rule
+from . import remedy, rule
 
 KIND = "outsideWorkspace"
 QUESTION = "Allow deletions outside the workspace for the rest of this turn? [y/N] "
@@ -80,8 +80,12 @@ def check(settings, targets, refuse):
         "session": settings.session,
         "turn": settings.turn,
     }
+    answer = interrupted = None
     if prompt.can_prompt(settings):
-        answer = prompt.ask(payload, describe(payload))
+        try:
+            answer = prompt.ask(payload, describe(payload))
+        except prompt.Interrupted as stop:
+            answer, interrupted = False, stop
         if answer:
             turn.mark(settings, rule.APPROVE_OUTSIDE, "prompt")
             return
@@ -90,12 +94,16 @@ def check(settings, targets, refuse):
     first = first if len(found) == 1 else f"{first} and {len(found) - 1} more"
     reason = (
         f"outside the workspace: {first} is in no workspace folder; nothing was deleted; "
-        + markers.approve_hint(
-            "run `safedel guard approve --outside-workspace` or `safedel workspace add` to allow it"
-        )
+        + remedy.outside(settings)
     )
-    markers.emit(markers.OUTSIDE_WORKSPACE, payload)
+    # A person who just said no at the terminal reads the one-line reason, not JSON.
+    if not (answer is not None and markers.to_a_terminal()):
+        markers.emit(markers.OUTSIDE_WORKSPACE, payload)
     from .signals import write_signal  # only on a refusal
 
     write_signal(settings, KIND, payload)
-    refuse(reason)
+    try:
+        refuse(reason)
+    finally:
+        if interrupted is not None:
+            interrupted.go_on()

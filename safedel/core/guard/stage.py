@@ -42,17 +42,22 @@ def authorize(settings, runtime, paths, announce=None):
         _refusal().report_refusals(settings, runtime, targets, reason)
         raise Refused(reason, targets[0] if len(targets) == 1 else None)
 
+    answered = interrupted = None
     try:
         outside.check(settings, targets, refuse_outside)
         decision = ledger.take(settings, len(targets))
         if decision.verdict != rule.ALLOW:
             decision = _refusal().without_regenerable(settings, targets, decision)
         if decision.verdict == rule.CONFIRM and _prompt().can_prompt(settings):
-            answer = _prompt().ask(_refusal().refusal_payload(settings, decision, targets))
-            if answer is not None:
+            payload = _refusal().refusal_payload(settings, decision, targets)
+            try:
+                answered = _prompt().ask(payload)
+            except _prompt().Interrupted as stop:
+                answered, interrupted = False, stop  # Ctrl-C is a no, recorded as one
+            if answered is not None:
                 from .turn import mark  # only once a person has answered
 
-                mark(settings, "approve" if answer else "reject", "prompt")
+                mark(settings, "approve" if answered else "reject", "prompt")
                 decision = ledger.take(settings, len(targets))
     except ledger.GuardError as exc:
         reason = f"the bulk guard failed, so nothing was deleted: {exc}"
@@ -66,8 +71,13 @@ def authorize(settings, runtime, paths, announce=None):
         write_signal(settings, "guardError", {"message": str(exc)})
         _refusal().report_refusals(settings, runtime, targets, reason)
         raise Refused(reason, targets[0] if len(targets) == 1 else None) from None
+    if interrupted is not None:
+        try:
+            _refusal().refuse(settings, runtime, decision, targets, announce, answered=True)
+        finally:
+            interrupted.go_on()
     if decision.verdict != rule.ALLOW:
-        _refusal().refuse(settings, runtime, decision, targets, announce)
+        _refusal().refuse(settings, runtime, decision, targets, announce, answered is not None)
 
 
 def _prompt():
