@@ -58,7 +58,8 @@ def execute(options, command):
     if plan is not None or options.get("result") or options.get("json"):
         env["SAFEDEL_HARNESS"] = "1"  # refusals then tell the model to ask, not what to run
     try:
-        runstate.record(options, env, run_id)
+        fixed = runstate.record(options, env, run_id)
+        keeper = runstate.keep(fixed, env, plan is None)
     except OSError as exc:
         sys.stderr.write(f"safedel run: {exc.strerror or exc}: {exc.filename or ''}\n")
         return 1  # the state dir's fault, not the command line's: 2 means usage
@@ -82,6 +83,8 @@ def execute(options, command):
     finally:
         if net:
             net.close()
+        if keeper:
+            keeper.stop()
     runstate.finish(options, env, run_id, offset, outcome, views, outputs)
     # After the command and its summary: never delays them.
     retention.maybe_start(env["SAFEDEL_STATE_DIR"], env, kept)

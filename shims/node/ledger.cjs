@@ -8,7 +8,7 @@
 
 const fs = require('fs');
 const { digest, openUnder } = require('./private.cjs');
-const { TurnState, DAMAGED } = require('./ledgerrule.cjs');
+const { TurnState, DAMAGED, voidedIds } = require('./ledgerrule.cjs');
 
 const { O_RDWR, O_APPEND, O_CREAT } = fs.constants;
 const LEDGER_FLAGS = O_RDWR | O_APPEND | O_CREAT;
@@ -109,27 +109,46 @@ function takeOnce(settings, n) {
   const record = { op: 'take', id, n, t: settings.threshold, ts: Date.now() };
   const own = Buffer.from(JSON.stringify(record) + '\n');
   const key = `${settings.stateDir}\0${settings.session}\0${settings.turn}`;
+  // Under a run its keeper gives the verdict, once it has read our line (keeper.cjs).
+  const keeper = process.platform === 'linux' ? require('./keeper.cjs') : null;
+  const kept = keeper ? keeper.forSettings(settings) : null;
   const fd = openLedger(settings);
   let data;
   let offset;
   let state;
   let file;
+  let ledgerIno;
   try {
     appendLine(fd, own);
-    const st = fstatSync(fd);
-    file = `${st.dev}:${st.ino}`;
-    [offset, state, data] = readOn(fd, st, key);
+    if (kept !== null) ledgerIno = fstatSync(fd).ino;
+    else {
+      const st = fstatSync(fd);
+      file = `${st.dev}:${st.ino}`;
+      [offset, state, data] = readOn(fd, st, key);
+    }
   } catch (err) {
     throw new GuardError(`cannot use the bulk-guard ledger: ${err.message}`);
   } finally {
     closeSync(fd);
+  }
+  if (kept !== null) return keeper.decide(kept, settings, record, ledgerIno);
+  let voided = voidedIds(data);
+  if (voided.size && offset) {
+    // A void reaches back past the cursor: read the whole ledger again.
+    const fd2 = openLedger(settings);
+    try {
+      data = readAt(fd2, fstatSync(fd2).size, 0);
+    } finally {
+      closeSync(fd2);
+    }
+    [offset, state, voided] = [0, new TurnState(), voidedIds(data)];
   }
   let start = 0;
   while (start < data.length) {
     let end = data.indexOf(0x0a, start);
     end = end < 0 ? data.length : end + 1;
     const line = data.subarray(start, end);
-    const verdict = state.applyLine(line);
+    const verdict = state.applyLine(line, voided);
     offset += end - start;
     start = end;
     if (line.equals(own)) {

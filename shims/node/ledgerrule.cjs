@@ -10,6 +10,8 @@ const CONFIRM = 'confirmRequired';
 const REJECTED = 'rejected';
 const DAMAGED = 'damaged';
 const RECORD_START = Buffer.from('{"op":"');
+const APPROVALS = ['approve', 'approveOutside'];
+const VOID_WORD = Buffer.from('"void"');
 
 class TurnState {
   constructor(mode = 'open', granted = 0, outside = false, damaged = null) {
@@ -48,8 +50,10 @@ class TurnState {
   }
 
   // Apply one raw line (a Buffer or a string); return the verdict for a take, else null.
-  applyLine(line) {
+  // An approval whose id is in voided (voidedIds) changes nothing.
+  applyLine(line, voided = null) {
     const record = parseLine(line);
+    if (record && voided && APPROVALS.includes(record.op) && voided.has(record.id)) return null;
     if (record) return this.apply(record);
     if (!gluedToAFragment(line)) this.damage('a line in it is not a record safedel writes');
     return null;
@@ -101,17 +105,52 @@ function gluedToAFragment(line) {
   return parseLine(body.subarray(start)) !== null;
 }
 
+// The ids of the approvals that `void` lines anywhere in data (a Buffer) take back: a
+// run's keeper found that it did not make them (core/guard/rule.py's voided_ids).
+function voidedIds(data) {
+  const found = new Set();
+  if (data.indexOf(VOID_WORD) < 0) return found;
+  let start = 0;
+  while (start < data.length) {
+    let end = data.indexOf(0x0a, start);
+    if (end < 0) end = data.length;
+    const line = data.subarray(start, end);
+    if (line.indexOf(VOID_WORD) >= 0) {
+      const record = parseLine(line);
+      if (record && record.op === 'void' && typeof record.id === 'string') found.add(record.id);
+    }
+    start = end + 1;
+  }
+  return found;
+}
+
+function joined(lines) {
+  return Buffer.concat(lines.map((line) => Buffer.from(Buffer.isBuffer(line) ? line : String(line) + '\n')));
+}
+
 // [[record or null, verdict or null]] for a sequence of ledger lines: the pure rule.
 function verdicts(lines) {
   const state = new TurnState();
-  return lines.map((line) => [parseLine(line), state.applyLine(line)]);
+  const voided = voidedIds(joined(lines));
+  return lines.map((line) => [parseLine(line), state.applyLine(line, voided)]);
 }
 
 // The TurnState after a sequence of ledger lines.
 function replay(lines) {
   const state = new TurnState();
-  for (const line of lines) state.applyLine(line);
+  const voided = voidedIds(joined(lines));
+  for (const line of lines) state.applyLine(line, voided);
   return state;
 }
 
-module.exports = { ALLOW, CONFIRM, REJECTED, DAMAGED, TurnState, parseLine, verdicts, replay };
+module.exports = {
+  ALLOW,
+  CONFIRM,
+  REJECTED,
+  DAMAGED,
+  TurnState,
+  parseLine,
+  voidedIds,
+  verdicts,
+  replay,
+};

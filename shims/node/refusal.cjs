@@ -109,7 +109,14 @@ function askOutside(settings, absolute, env, targets) {
   if (settings.outsideWorkspace === 'allow') return null;
   const path = absolute.toString('latin1');
   if (workspace.classify(path, settings, env) !== workspace.OUTSIDE) return null;
-  if (turn().turnState(settings).state.outside) return null;
+  // Under a run, what its keeper holds, not what the ledger file says.
+  const keeper = process.platform === 'linux' ? require('./keeper.cjs') : null;
+  const kept = keeper ? keeper.forSettings(settings) : null;
+  const approved =
+    kept !== null
+      ? keeper.turnView(kept, settings).outside
+      : turn().turnState(settings).state.outside;
+  if (approved) return null;
   const payload = {
     targets,
     targetCount: 1,

@@ -174,7 +174,8 @@ function load(env) {
   // command cannot move its deletions to another turn or lift the threshold for itself,
   // whatever it does to SAFEDEL_RUN_ID (ancestry.cjs finds the run from the process tree).
   const enclosing = require('./ancestry.cjs').enclosing();
-  Object.assign(who, enclosing ? pick(enclosing) : runRecord(stateDir, env.SAFEDEL_RUN_ID));
+  const fixed = enclosing ? pick(enclosing) : runRecord(stateDir, env.SAFEDEL_RUN_ID);
+  Object.assign(who, fixed);
   // The run's ledger, signals and report too: a command that moves SAFEDEL_STATE_DIR
   // would otherwise count from zero in a ledger of its own, out of the run's sight.
   const fixedDir = who.stateDir || stateDir;
@@ -199,6 +200,8 @@ function load(env) {
     ),
     // The `safedel run` this process is under (a run found by ancestry names itself).
     run: (enclosing && enclosing.run) || env.SAFEDEL_RUN_ID || null,
+    // A run's record fixed these values: its keeper must be found (keeper.cjs).
+    bound: Boolean(enclosing) || Object.keys(fixed).length > 0,
   };
 }
 

@@ -65,6 +65,8 @@ def test_ledger_verdicts(case):
     state = rule.replay(lines)
     assert (state.granted, state.mode) == (case["granted"], case["mode"])
     assert (state.damaged is not None) == case["damaged"]
+    if "outside" in case:
+        assert state.outside == case["outside"]
     if "takes" in case:  # what `safedel guard status` shows, after any withdrawn take
         assert (state.takes, state.refused) == (case["takes"], case["refused"])
 

@@ -41,8 +41,8 @@ for (const c of ledgerVectors.cases) {
   const state = rule.replay(c.lines);
   check(
     `ledger: ${c.name}`,
-    [results, state.granted, state.mode, state.damaged !== null],
-    [c.verdicts, c.granted, c.mode, c.damaged]
+    [results, state.granted, state.mode, state.damaged !== null, c.outside ?? state.outside],
+    [c.verdicts, c.granted, c.mode, c.damaged, state.outside]
   );
 }
 const workspace = require(path.join(shimDir, 'workspace.cjs'));

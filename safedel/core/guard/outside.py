@@ -61,13 +61,17 @@ def check(settings, targets, refuse):
         found = _not_holding(found, roots, workspace.real_exempt(settings.exempt))
     if not found:
         return
-    from . import turn  # only for targets outside the workspace
+    from . import ledger, turn  # only for targets outside the workspace
 
-    state = turn.status(settings.state_dir, settings.session, settings.turn)
+    keeper = ledger._keeper(settings)
+    if keeper is not None:  # under a run: what its keeper holds, not what the file says
+        from . import keeperview
+
+        state = keeperview.turn_view(keeper, settings)
+    else:
+        state = turn.status(settings.state_dir, settings.session, settings.turn)
     if state.damaged is not None:
-        from .ledger import damaged
-
-        raise damaged(state.damaged)
+        raise ledger.damaged(state.damaged)
     if state.outside:
         return
     from ..report import markers
@@ -81,7 +85,14 @@ def check(settings, targets, refuse):
         "turn": settings.turn,
     }
     answer = interrupted = None
-    if prompt.can_prompt(settings):
+    if prompt.can_prompt(settings) and keeper is not None:
+        if state.can_ask:  # the keeper asks, and records a yes itself
+            from .keeperview import ask_person
+
+            answer = ask_person(keeper, settings, KIND, payload)
+        if answer:
+            return
+    elif prompt.can_prompt(settings):
         try:
             answer = prompt.ask(payload, describe(payload))
         except prompt.Interrupted as stop:

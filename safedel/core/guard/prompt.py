@@ -62,11 +62,12 @@ def describe(payload):
     return "\n".join(lines) + "\n"
 
 
-def ask(payload, text=None):
+def ask(payload, text=None, gone=None):
     """True for yes, False for no/EOF/Ctrl-C as a byte, None when there is no terminal
     to ask on (none opens, or this process is in the background, where reading would
     stop it). Raises Interrupted when a signal or an exception stops the question.
-    text replaces the bulk guard's question."""
+    text replaces the bulk guard's question; gone() says the asker has gone (a run's
+    keeper asks for a process that Ctrl-C may kill meanwhile): that is a no too."""
     try:
         fd = os.open("/dev/tty", os.O_RDWR | getattr(os, "O_NOCTTY", 0))
     except OSError:
@@ -79,6 +80,9 @@ def ask(payload, text=None):
         os.write(fd, text.encode("utf-8", "backslashreplace"))
         answer = b""
         while len(answer) < 64:
+            if gone is not None and _wait_readable(fd, gone):
+                _say(fd, b"\n")
+                return False
             chunk = os.read(fd, 1)
             if not chunk or chunk in _CANCEL:
                 _say(fd, b"\n")
@@ -98,6 +102,16 @@ def ask(payload, text=None):
     finally:
         _restore(caught)
         os.close(fd)
+
+
+def _wait_readable(fd, gone):
+    """Wait until fd has input; True when gone() came first."""
+    import select
+
+    while not select.select([fd], [], [], 0.1)[0]:
+        if gone():
+            return True
+    return False
 
 
 def _catch_stopping_signals():

@@ -20,6 +20,8 @@ REJECTED = "rejected"
 APPROVE_OUTSIDE = "approveOutside"
 WITHDRAW = "withdraw"
 DAMAGED = "damaged"
+VOID = "void"
+APPROVALS = ("approve", APPROVE_OUTSIDE)
 # How every record safedel writes begins: a torn fragment is a prefix of one.
 RECORD_START = b'{"op":"'
 
@@ -155,9 +157,11 @@ def glued_to_a_fragment(line):
     return parse_line(body[start:]) is not None
 
 
-def apply_line(state, line):
+def apply_line(state, line, voided=frozenset()):
     """Apply one ledger line to state; return the verdict for a take, else None. A line
-    that is neither a record nor a torn fragment glued to one damages the turn."""
+    that is neither a record nor a torn fragment glued to one damages the turn; an
+    approval whose id is in voided (voided_ids: a run's keeper found that it did not
+    make it) changes nothing."""
     if isinstance(line, str):
         line = line.encode("utf-8", "surrogateescape")
     fields = _take_fields(line)
@@ -165,21 +169,42 @@ def apply_line(state, line):
         return state.take(fields[1], fields[2])
     record = parse_line(line)
     if record is not None:
+        if voided and record["op"] in APPROVALS and record.get("id") in voided:
+            return None
         return state.apply(record)
     if not glued_to_a_fragment(line):
         state.damage("a line in it is not a record safedel writes")
     return None
 
 
+def voided_ids(data):
+    """The ids of the approvals that `void` lines anywhere in data (bytes) take back. A
+    void holds for the whole ledger, lines before it included: every reader reads to the
+    end of the file before it decides, so it looks for them first."""
+    if b'"void"' not in data:
+        return frozenset()
+    found = set()
+    for line in data.splitlines():
+        if b'"void"' in line:
+            record = parse_line(line)
+            if record is not None and record["op"] == VOID and isinstance(record.get("id"), str):
+                found.add(record["id"])
+    return frozenset(found)
+
+
 def verdicts(lines):
     """[(record or None, verdict or None)] for a sequence of ledger lines: the pure rule."""
-    state = TurnState()
-    return [(parse_line(line), apply_line(state, line)) for line in lines]
+    state, voided = TurnState(), voided_ids(b"\n".join(_bytes(line) for line in lines))
+    return [(parse_line(line), apply_line(state, line, voided)) for line in lines]
 
 
 def replay(lines):
     """The TurnState after a sequence of ledger lines."""
-    state = TurnState()
+    state, voided = TurnState(), voided_ids(b"\n".join(_bytes(line) for line in lines))
     for line in lines:
-        apply_line(state, line)
+        apply_line(state, line, voided)
     return state
+
+
+def _bytes(line):
+    return line if isinstance(line, bytes) else line.encode("utf-8", "surrogateescape")

@@ -50,14 +50,19 @@ def authorize(settings, runtime, paths, announce=None):
             decision = _refusal().without_regenerable(settings, targets, decision)
         if decision.verdict == rule.CONFIRM and _prompt().can_prompt(settings):
             payload = _refusal().refusal_payload(settings, decision, targets)
-            try:
-                answered = _prompt().ask(payload)
-            except _prompt().Interrupted as stop:
-                answered, interrupted = False, stop  # Ctrl-C is a no, recorded as one
-            if answered is not None:
-                from .turn import mark  # only once a person has answered
+            keeper = ledger._keeper(settings)
+            if keeper is not None:  # under a run its keeper asks, and records the answer
+                answered = _keeper_asks(keeper, settings, rule.CONFIRM, payload)
+            else:
+                try:
+                    answered = _prompt().ask(payload)
+                except _prompt().Interrupted as stop:
+                    answered, interrupted = False, stop  # Ctrl-C is a no, recorded as one
+                if answered is not None:
+                    from .turn import mark  # only once a person has answered
 
-                mark(settings, "approve" if answered else "reject", "prompt")
+                    mark(settings, "approve" if answered else "reject", "prompt")
+            if answered is not None:
                 decision = ledger.take(settings, len(targets))
     except ledger.GuardError as exc:
         reason = f"the bulk guard failed, so nothing was deleted: {exc}"
@@ -78,6 +83,14 @@ def authorize(settings, runtime, paths, announce=None):
             interrupted.go_on()
     if decision.verdict != rule.ALLOW:
         _refusal().refuse(settings, runtime, decision, targets, announce, answered is not None)
+
+
+def _keeper_asks(keeper, settings, kind, payload):
+    from . import keeperview
+
+    if not keeperview.turn_view(keeper, settings).can_ask:
+        return None
+    return keeperview.ask_person(keeper, settings, kind, payload)
 
 
 def _prompt():
