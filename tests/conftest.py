@@ -120,6 +120,19 @@ class Sandbox:
             return [json.loads(line) for line in handle if line.strip()]
 
 
+def as_a_person(argv, **kwargs):
+    """subprocess.run(argv) with a terminal on stdin, as a person types it at theirs:
+    `safedel guard approve` and `reset` refuse a stdin that is not one."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        return subprocess.run(argv, stdin=follower, **kwargs)
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+
 @pytest.fixture
 def sandbox(tmp_path, shim_home):
     return Sandbox(tmp_path, shim_home)

@@ -16,7 +16,7 @@ from ..core.guard import ledger, rule
 from ..core.guard import turn as guardturn
 from ..core.guard.signals import take_pending
 from ..executor import approval
-from ..shells import turncheck
+from ..shells import shellturns, turncheck
 
 app = typer.Typer(
     name="guard",
@@ -95,13 +95,15 @@ def status(
             "takes": state.takes,
             "refused": state.refused,
             "outsideWorkspaceApproved": state.outside,
+            "damaged": state.damaged,
         }
         if warning:
             result["warning"] = warning
         typer.echo(json.dumps(result, indent=2))
         return
+    mode = state.mode if state.damaged is None else f"damaged ({state.damaged})"
     typer.echo(
-        f"{target.describe()}: {state.granted} of {threshold} counted, {state.mode}; "
+        f"{target.describe()}: {state.granted} of {threshold} counted, {mode}; "
         f"{state.refused} of {state.takes} batches refused"
     )
     if warning:
@@ -136,26 +138,36 @@ def reject(
     _mark("reject", session, turn, state_dir, token_file)
 
 
-def _allowed(target, token_file, what):
+def _allowed(target, token_file, what, lifts):
     """Stop here, saying why, when this process may not decide for the user."""
-    why = approval.refusal(target.state_dir, target.session, token_file)
+    why = approval.refusal(target.state_dir, target.session, token_file, lifts=lifts)
     if why is not None:
         _fail(f"{what}: {why}")
 
 
 def _mark(op, session, turn, state_dir, token_file):
     target = Target(session, turn, state_dir)
-    _allowed(target, token_file, {"reject": "reject"}.get(op, "approve"))
+    lifts = op != "reject"
+    _allowed(target, token_file, {"reject": "reject"}.get(op, "approve"), lifts)
     target.settings.state_dir = target.state_dir
-    target.settings.session, target.settings.turn = target.session, target.turn
+    target.settings.session = target.session
+    turns = [target.turn]
+    following = shellturns.following(target, turn) if lifts else None
+    if following is not None:
+        turns.append(following)
     try:
-        guardturn.mark(target.settings, op, "cli")
+        for each in turns:
+            target.settings.turn = each
+            guardturn.mark(target.settings, op, "cli")
     except ledger.GuardError as exc:
         _fail(f"{target.describe()}: {exc}")
     done = {rule.APPROVE_OUTSIDE: "approved deletions outside the workspace in"}.get(
         op, {"approve": "approved", "reject": "rejected"}.get(op, op)
     )
-    typer.echo(f"{done} {target.describe()}")
+    if following is None:
+        typer.echo(f"{done} {target.describe()}")
+    else:
+        typer.echo(f"{done} this command line and the next one: {shellturns.describe(target)}")
 
 
 @app.command()
@@ -172,7 +184,7 @@ def reset(
     if whole_session and turn:
         raise typer.BadParameter("give --turn or --all, not both", param_hint="--all")
     target = Target(session, turn, state_dir)
-    _allowed(target, token_file, "reset")
+    _allowed(target, token_file, "reset", lifts=True)
     try:
         removed = guardturn.reset(target.state_dir, target.session, turn)
     except ledger.GuardError as exc:

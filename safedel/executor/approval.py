@@ -18,7 +18,12 @@ ordinary case, so:
   --approval-token-file F` creates F (0600, a random token) unless it exists, and
   records the token's SHA-256 for the session under <state>/approvals/. From then on
   approve, reject and reset of that session need `--token-file F`, outside any run.
-  The token is never put in the command's environment.
+  The token is never put in the command's environment;
+- outside any run, approve and reset (what lifts the guard; a reject only tightens it)
+  come from a person or from a harness's token: without the right token they refuse
+  under an agent host (the command is the agent's, whatever terminal it has) and when
+  stdin is not a terminal (a script, or a model's tool call). What they say names no
+  command or option under an agent host: the reader there is the model.
 """
 
 import errno
@@ -83,23 +88,57 @@ def required(state_dir, session):
         return handle.read(200).strip() or None
 
 
-def refusal(state_dir, session, token_file, environ=None):
-    """Why this process may not approve, reject or reset the session; None if it may."""
+AGENT = (
+    "approval is the user's decision, not the agent's: ask the user, who approves from a "
+    "terminal of their own or through the harness"
+)
+NO_TERMINAL = (
+    "approval must come from a person: stdin is not a terminal, so run `safedel guard "
+    "approve` at a terminal, or give the harness's approval token (--token-file)"
+)
+
+
+def refusal(state_dir, session, token_file, environ=None, lifts=False):
+    """Why this process may not approve, reject or reset the session; None if it may.
+    lifts: the decision lifts the guard (approve, reset), so only a person or the
+    harness's token may make it."""
     environ = os.environ if environ is None else environ
     if inside_a_run(state_dir, environ):
         # Whatever token it shows: a command may have found the file, or bound the
         # session to a token of its own with a nested `safedel run --approval-token-file`.
         return INSIDE_A_RUN
+    by_a_model = _agent_host(environ)
     wanted = required(state_dir, session)
-    if wanted is None:
+    if token_file:
+        try:
+            given = _hash(read_token(token_file))
+        except OSError as exc:
+            return f"cannot read the approval token {token_file}: {exc.strerror or exc}"
+        if wanted is None or not hmac.compare_digest(given, wanted):
+            return "the approval token does not match"
         return None
-    if not token_file:
+    if wanted is not None:
+        if by_a_model:
+            return AGENT
         return "this session's approvals need the harness's approval token (--token-file)"
+    if lifts and by_a_model:
+        return AGENT
+    if lifts and not _stdin_is_a_terminal():
+        return NO_TERMINAL
+    return None
+
+
+def _agent_host(environ):
+    from ..core.contract import host
+
+    return host.detect(environ, interactive=False).kind == "agent"
+
+
+def _stdin_is_a_terminal():
     try:
-        given = _hash(read_token(token_file))
-    except OSError as exc:
-        return f"cannot read the approval token {token_file}: {exc.strerror or exc}"
-    return None if hmac.compare_digest(given, wanted) else "the approval token does not match"
+        return os.isatty(0)
+    except OSError:
+        return False
 
 
 def inside_a_run(state_dir, environ):

@@ -61,7 +61,8 @@ def execute(options, command):
     # one deletes for itself, so its housekeeping waits for a run at the top.
     enclosing = runstate.enclosing_run()
     try:
-        runstate.record(options, env, run_id, nested=enclosing is not None)
+        fixed = runstate.record(options, env, run_id, nested=enclosing is not None)
+        keeper = runstate.keep(fixed, env, plan is None)
     except OSError as exc:
         sys.stderr.write(f"safedel run: {exc.strerror or exc}: {exc.filename or ''}\n")
         return 1  # the state dir's fault, not the command line's: 2 means usage
@@ -85,6 +86,8 @@ def execute(options, command):
     finally:
         if net:
             net.close()
+        if keeper:
+            keeper.stop()
     runstate.finish(options, env, run_id, offset, outcome, views, outputs, enclosing)
     if enclosing is None:  # after the command and its summary: never delays them
         retention.maybe_start(env["SAFEDEL_STATE_DIR"], env, kept)

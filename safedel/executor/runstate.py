@@ -24,7 +24,8 @@ def record(options, env, run_id, nested=False):
     """Fix the run's session, turn, tool call, threshold and deletion policy where the
     shims under it read them (core/contract/runrecord.py), and set up the harness's approval
     token. A nested run prunes no old runs: that housekeeping deletes in the state
-    directory, which the enclosing run's net refuses to a command."""
+    directory, which the enclosing run's net refuses to a command. Returns the run's
+    settings."""
     from ..core.contract import runpointer, runrecord
     from ..core.contract import settings as core_settings
     from . import capture
@@ -61,9 +62,37 @@ def record(options, env, run_id, nested=False):
         from . import approval
 
         if approval.inside_a_run(state_dir, os.environ):
-            return  # a command's nested run does not rebind the harness's session
+            return fixed  # a command's nested run does not rebind the harness's session
         token = approval.ensure_token(options["approval_token_file"])
         approval.record(state_dir, fixed.session, token)
+    return fixed
+
+
+def keep(fixed, env, plain):
+    """The run's guard keeper (executor/keeper.py), started before the command, keeping
+    its turn; None off Linux, or inside a run whose keeper already keeps it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    from ..core.guard import keeperpost, prompt
+    from ..core.guard.ledger import GuardError
+
+    if keeperpost.keeper_pid() is not None:
+        return None  # a run inside another: the outermost keeper is the one asked
+    from .keeper import Keeper
+
+    keeper = Keeper.start()
+    if keeper is None:
+        sys.stderr.write(
+            "safedel run: warning: no guard keeper here (it needs Linux 5.1 or later), so "
+            "every deletion the guard counts will fail closed\n"
+        )
+        return None
+    can_ask = plain and prompt.can_prompt(fixed, env)
+    try:
+        keeper.watch(fixed, can_ask)
+    except GuardError as exc:  # its takes fail closed, saying the same
+        sys.stderr.write(f"safedel run: warning: {exc}\n")
+    return keeper
 
 
 def fixed_policy(fixed, env):

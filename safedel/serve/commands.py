@@ -78,6 +78,8 @@ def _end_session(server, request, forget_guard):
         run.kill(signal.SIGTERM)
     removed = 0
     if forget_guard:
+        if server.keeper is not None:
+            server.keeper.drop(session.id)  # its ledgers go on purpose: no damage
         try:
             removed = turn.reset(server.state_dir, session.id)
         except ledger.GuardError as exc:
@@ -195,7 +197,8 @@ def report_block_choice(server, conn, request):
     session = _session(server, request)
     data = request["data"]
     choice = field(data, "choice", str)
-    return sessions.answer(session, choice, field(data, "requestId", str, required=False))
+    request_id = field(data, "requestId", str, required=False)
+    return sessions.answer(session, choice, request_id, server.keeper)
 
 
 def get_statistics(server, conn, request):

@@ -41,6 +41,7 @@ class ServedRun:
         self.signal = None  # the latest guard signal this run left
         self._signals_closed = False  # set once ProcessExit is being built
         self._signal_lock = threading.Lock()
+        self.kept = None  # the turn's key in the server's guard keeper, while kept
 
     def start(self):
         """Spawn the command; OSError (as a ProtocolError upstream) if it cannot be."""
@@ -62,6 +63,7 @@ class ServedRun:
                 self.pointer.close()  # nothing was spawned: nothing wrote it
             if self.spare is not None:
                 self.spare.discard()  # what the run has not taken yet
+            self._unkeep()
             raise
         self.execution = process.Execution(
             runsetup.command(self.spec), self.env, fds, self.spec["timeoutMs"], self.spec["graceMs"]
@@ -103,6 +105,9 @@ class ServedRun:
         """The run's turn, guard watch, report offset and output files; its channels."""
         if protected:
             sessions.open_turn(self.session, self.env)
+            keeper, fixed = self.server.keeper, self.fixed
+            if keeper is not None:  # after open_turn: its approval was there before
+                self.kept = keeper.watch(fixed)
             self.server.watch.add(self, self.env["SAFEDEL_STATE_DIR"], self.session.id)
             self.offset = runstate.report_size(self.env)
             self.outputs = self.spare.outputs()
@@ -148,6 +153,7 @@ class ServedRun:
             outcome = captured.not_started(self.spec["argv"], self.failed, self.outputs)
         if self.pointer is not None:
             self.pointer.remove()
+        self._unkeep()
         self.drain_by = time.monotonic() + DRAIN_SECONDS
         self._pumped.acquire()  # the output is read to its end, or drained
         with self._lock:
@@ -166,6 +172,11 @@ class ServedRun:
         finally:
             if self.spare is not None:  # made after the ProcessExit, for the next run
                 self.server.spares.refill(self.env["SAFEDEL_STATE_DIR"])
+
+    def _unkeep(self):
+        kept, self.kept = self.kept, None
+        if kept is not None:
+            self.server.keeper.unwatch(kept)
 
     def take_signal(self):
         """Take the guard signal the run left, if any, and put a question the user can

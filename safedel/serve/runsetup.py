@@ -52,7 +52,7 @@ def record(run):
     the pruning of old runs once (they hold until the server ends). Returns the run's
     pointer, or None."""
     state_dir = run.env["SAFEDEL_STATE_DIR"]
-    fixed = core_settings.load(run.env)
+    fixed = run.fixed = core_settings.load(run.env)
     values = {"session": fixed.session, "turn": fixed.turn, "toolCall": fixed.tool_call}
     values.update(threshold=fixed.threshold, turnStart=fixed.turn_start, pid=os.getpid())
     values[runrecord.LEDGER] = runrecord.ledger_names(fixed.session, fixed.turn)

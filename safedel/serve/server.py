@@ -37,6 +37,21 @@ KILL_GRACE_MS = 2_000
 REPORT_SECONDS = 0.25  # the shutdown's allowance per run for its report
 
 
+def _keeper():
+    """The server's guard keeper (executor/keeper.py), on Linux."""
+    if not sys.platform.startswith("linux"):
+        return None
+    from ..executor.keeper import Keeper
+
+    keeper = Keeper.start()
+    if keeper is None:
+        sys.stderr.write(
+            "safedel serve: warning: no guard keeper here (it needs Linux 5.1 or later), so "
+            "every deletion the guard counts in a served run will fail closed\n"
+        )
+    return keeper
+
+
 class Server:
     def __init__(self, private, allow_unprotected=False):
         self.private = private
@@ -50,6 +65,7 @@ class Server:
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.watch = asking.Watch()
+        self.keeper = _keeper()  # every served run's turn, kept from its command
         self.forks = forking.ForkServer()  # starts the runs (Linux)
         self.spares = spares.Spares()  # run directories made ahead of the runs
         self.folders = pointers.Folders()  # where the runs' pointers go

@@ -57,8 +57,10 @@ def ask(session, kind, env, payload=None):
     return request_id
 
 
-def answer(session, choice, request_id=None):
-    """Apply the user's choice to the turn that asked: approve or reject it."""
+def answer(session, choice, request_id=None, keeper=None):
+    """Apply the user's choice to the turn that asked: approve or reject it. Through the
+    server's guard keeper when it keeps the turn (a run of it is going), so that the
+    approval counts at once: one the keeper did not make, it voids."""
     if choice not in CHOICES:
         raise ProtocolError(f"data.choice must be one of {', '.join(CHOICES)}")
     with session.lock:
@@ -79,7 +81,8 @@ def answer(session, choice, request_id=None):
             session.allow_all = True
     if op is not None:
         try:
-            turn.mark(settings, op, "serve")
+            if keeper is None or not keeper.mark_if_kept(settings, op, "serve"):
+                turn.mark(settings, op, "serve")
         except ledger.GuardError as exc:
             raise ProtocolError(str(exc)) from None
     return {"requestId": request_id, "turn": settings.turn, "applied": op}

@@ -92,6 +92,7 @@ const HOSTS = [
   ['vscode', 'TERM_PROGRAM', 'vscode'],
   ['jetbrains', 'TERMINAL_EMULATOR', 'JetBrains-JediTerm'],
 ];
+const AGENTS = new Set(['claude-code', 'codex', 'cursor', 'gemini-cli']);
 let hostName = null;
 
 function host() {
@@ -104,6 +105,11 @@ function host() {
   }
   hostName = env.SAFEDEL_HOST || (require('tty').isatty(0) ? 'terminal' : 'script');
   return hostName;
+}
+
+// Whether an agent host runs us: then a model reads what we print.
+function agentHost() {
+  return AGENTS.has(host());
 }
 
 function event(operation, settings, fields) {
@@ -175,6 +181,7 @@ module.exports = {
   fsdecode,
   emit,
   event,
+  agentHost,
   append,
   host,
   reportRefusals,

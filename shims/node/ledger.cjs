@@ -8,7 +8,7 @@
 
 const fs = require('fs');
 const { digest, openUnder } = require('./private.cjs');
-const { TurnState, parseLine } = require('./ledgerrule.cjs');
+const { TurnState, DAMAGED, voidedIds } = require('./ledgerrule.cjs');
 
 const { O_RDWR, O_APPEND, O_CREAT } = fs.constants;
 const LEDGER_FLAGS = O_RDWR | O_APPEND | O_CREAT;
@@ -30,6 +30,14 @@ function nextId() {
 }
 
 class GuardError extends Error {}
+
+// The turn's ledger holds what safedel never writes (core/guard/ledger.py's damaged()).
+function damaged(why) {
+  return new GuardError(
+    `the bulk-guard ledger of this turn is damaged (${why}), so nothing was deleted; ` +
+      'a person must reset the turn'
+  );
+}
 
 // Append one line with one O_APPEND write. A short write (a full disk) throws: that
 // take fails closed, and readers skip the fragment it left.
@@ -101,31 +109,50 @@ function takeOnce(settings, n) {
   const record = { op: 'take', id, n, t: settings.threshold, ts: Date.now() };
   const own = Buffer.from(JSON.stringify(record) + '\n');
   const key = `${settings.stateDir}\0${settings.session}\0${settings.turn}`;
+  // Under a run its keeper gives the verdict, once it has read our line (keeper.cjs).
+  const keeper = process.platform === 'linux' ? require('./keeper.cjs') : null;
+  const kept = keeper ? keeper.forSettings(settings) : null;
   const fd = openLedger(settings);
   let data;
   let offset;
   let state;
   let file;
+  let ledgerIno;
   try {
     appendLine(fd, own);
-    const st = fstatSync(fd);
-    file = `${st.dev}:${st.ino}`;
-    [offset, state, data] = readOn(fd, st, key);
+    if (kept !== null) ledgerIno = fstatSync(fd).ino;
+    else {
+      const st = fstatSync(fd);
+      file = `${st.dev}:${st.ino}`;
+      [offset, state, data] = readOn(fd, st, key);
+    }
   } catch (err) {
     throw new GuardError(`cannot use the bulk-guard ledger: ${err.message}`);
   } finally {
     closeSync(fd);
+  }
+  if (kept !== null) return keeper.decide(kept, settings, record, ledgerIno);
+  let voided = voidedIds(data);
+  if (voided.size && offset) {
+    // A void reaches back past the cursor: read the whole ledger again.
+    const fd2 = openLedger(settings);
+    try {
+      data = readAt(fd2, fstatSync(fd2).size, 0);
+    } finally {
+      closeSync(fd2);
+    }
+    [offset, state, voided] = [0, new TurnState(), voidedIds(data)];
   }
   let start = 0;
   while (start < data.length) {
     let end = data.indexOf(0x0a, start);
     end = end < 0 ? data.length : end + 1;
     const line = data.subarray(start, end);
-    const record = parseLine(line);
-    const verdict = record ? state.apply(record) : null;
+    const verdict = state.applyLine(line, voided);
     offset += end - start;
     start = end;
     if (line.equals(own)) {
+      if (verdict === DAMAGED) throw damaged(state.damaged);
       cursors.set(key, { file, offset, line: own, state: state.copy() });
       return { verdict, count: state.granted, threshold: settings.threshold, id };
     }
@@ -133,9 +160,7 @@ function takeOnce(settings, n) {
       return null; // glued to a torn fragment: no reader counts that line
     }
   }
-  throw new GuardError(
-    "the bulk-guard ledger lost this process's entry; run `safedel guard reset`"
-  );
+  throw damaged("this process's own entry is gone from it: it was rewritten");
 }
 
-module.exports = { GuardError, take, openLedger, appendLine, readAt };
+module.exports = { GuardError, damaged, take, openLedger, appendLine, readAt };

@@ -4,8 +4,8 @@
 // refusal, an outside-workspace check or a new turn's ledger needs it.
 
 const pathPosix = require('path').posix;
-const { TurnState, parseLine } = require('./ledgerrule.cjs');
-const { GuardError, openLedger, appendLine, readAt } = require('./ledger.cjs');
+const { TurnState, parseLine, voidedIds } = require('./ledgerrule.cjs');
+const { GuardError, damaged, openLedger, appendLine, readAt } = require('./ledger.cjs');
 const { fstatSync, closeSync } = require('./originals.cjs');
 const { readdirSync, lstatSync, unlinkSync } = require('./originals.cjs');
 
@@ -49,12 +49,16 @@ function turnState(settings) {
   }
   const state = new TurnState();
   let firstTs = null;
-  for (const line of data.toString('latin1').split('\n')) {
-    const record = line ? parseLine(Buffer.from(line + '\n', 'latin1')) : null;
-    if (!record) continue;
-    if (firstTs === null && Number.isFinite(record.ts)) firstTs = record.ts;
-    state.apply(record);
+  const lines = data.toString('latin1').split('\n');
+  lines.pop(); // what follows the last newline is not a whole line yet
+  const voided = voidedIds(data);
+  for (const text of lines) {
+    const line = Buffer.from(text + '\n', 'latin1');
+    const record = parseLine(line);
+    if (record && firstTs === null && Number.isFinite(record.ts)) firstTs = record.ts;
+    state.applyLine(line, voided);
   }
+  if (state.damaged !== null) throw damaged(state.damaged);
   return { state, firstTs };
 }
 

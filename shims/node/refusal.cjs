@@ -97,10 +97,7 @@ function authorize(settings, absolute, syscall, path, env = process.env, uncount
   const reason =
     `bulk guard: 1 more would pass this turn's limit of ${decision.threshold} ` +
     `(already ${decision.count}); nothing was deleted; ` +
-    // Under a harness the reader is a model: it should ask its user, not approve.
-    (process.env.SAFEDEL_HARNESS === '1'
-      ? 'the user must approve it'
-      : 'run `safedel guard approve` to allow it');
+    require('./remedy.cjs').bulk(settings);
   refuse(settings, CONFIRM_REQUIRED, 'confirmRequired', reason, payload, targets);
   return refused(reason, syscall, path);
 }
@@ -112,7 +109,14 @@ function askOutside(settings, absolute, env, targets) {
   if (settings.outsideWorkspace === 'allow') return null;
   const path = absolute.toString('latin1');
   if (workspace.classify(path, settings, env) !== workspace.OUTSIDE) return null;
-  if (turn().turnState(settings).state.outside) return null;
+  // Under a run, what its keeper holds, not what the ledger file says.
+  const keeper = process.platform === 'linux' ? require('./keeper.cjs') : null;
+  const kept = keeper ? keeper.forSettings(settings) : null;
+  const approved =
+    kept !== null
+      ? keeper.turnView(kept, settings).outside
+      : turn().turnState(settings).state.outside;
+  if (approved) return null;
   const payload = {
     targets,
     targetCount: 1,
@@ -122,9 +126,7 @@ function askOutside(settings, absolute, env, targets) {
   };
   const reason =
     `outside the workspace: ${targets[0]} is in no workspace folder; nothing was deleted; ` +
-    (process.env.SAFEDEL_HARNESS === '1'
-      ? 'the user must approve it'
-      : 'run `safedel guard approve --outside-workspace` or `safedel workspace add` to allow it');
+    require('./remedy.cjs').outside(settings);
   refuse(settings, OUTSIDE_WORKSPACE, 'outsideWorkspace', reason, payload, targets);
   return reason;
 }

@@ -223,6 +223,8 @@ function load(env) {
     ),
     // The `safedel run` this process is under (a run found by ancestry names itself).
     run: (enclosing && enclosing.run) || env.SAFEDEL_RUN_ID || null,
+    // A run's record fixed these values: its keeper must be found (keeper.cjs).
+    bound: Boolean(enclosing) || Object.keys(fixed).length > 0,
   };
 }
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import last_markers
+from conftest import as_a_person, last_markers
 from resultschema import valid_result
 
 from safedel.core.contract import settings
@@ -19,7 +19,8 @@ WORKER = os.path.join(WORKER, "guard_worker.py")
 
 
 def safedel(sandbox, *args, env=None, cwd=None):
-    return subprocess.run(
+    """A person's `safedel ...` at their terminal."""
+    return as_a_person(
         [sys.executable, "-m", "safedel", *args],
         env=env or sandbox.base_env(),
         cwd=cwd or sandbox.work,

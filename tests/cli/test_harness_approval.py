@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+from conftest import as_a_person
 from resultschema import valid_result
 
 from safedel.core.guard import turn as guardturn
@@ -129,13 +130,26 @@ def test_the_harness_token_approves_and_nothing_else_does(sandbox, tmp_path):
     assert len(result["trashed"]) == 60 and not any(folder.iterdir())
 
 
-def test_outside_a_harness_the_refusal_still_names_the_command(sandbox):
-    make_files(sandbox, "many", 60)
+def test_outside_a_harness_the_refusal_names_a_command_that_works_as_written(sandbox):
+    folder = make_files(sandbox, "many", 60)
     argv = [sys.executable, "-m", "safedel", "run", "--session", sandbox.session]
     argv += ["--turn", sandbox.turn, "--", "bash", "-c", "rm many/*"]
     done = subprocess.run(argv, env=sandbox.base_env(), cwd=sandbox.work, capture_output=True)
     assert done.returncode == 1
-    assert b"run `safedel guard approve` to allow it" in done.stderr
+    where = f"--session {sandbox.session} --turn {sandbox.turn}"
+    hint = (
+        f"to allow it, run `safedel guard approve {where}`, then run the command again "
+        f"with `safedel run {where}`"
+    )
+    assert hint.encode() in done.stderr
+    approve = as_a_person(
+        [sys.executable, "-m", "safedel", "guard", "approve", *where.split()],
+        env=sandbox.base_env(),
+        capture_output=True,
+    )
+    assert approve.returncode == 0, approve.stderr
+    done = subprocess.run(argv, env=sandbox.base_env(), cwd=sandbox.work, capture_output=True)
+    assert done.returncode == 0 and list(folder.iterdir()) == [], done.stderr
 
 
 def test_the_run_record_holds_what_was_fixed(sandbox):

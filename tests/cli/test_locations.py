@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import confirm_config, last_markers, require
+from conftest import as_a_person, confirm_config, last_markers, require
 
 from safedel.core.contract import host
 from safedel.core.guard import outside
@@ -74,7 +74,7 @@ def test_outside_the_workspace_is_refused_until_approved(sandbox, outside_file):
     # Approved for the turn: it goes through, to the trash; another turn asks again.
     where = ["--session", sandbox.session, "--turn", sandbox.turn]
     approve = [sys.executable, "-m", "safedel", "guard", "approve", "--outside-workspace"]
-    subprocess.run([*approve, *where], env=sandbox.base_env(), check=True, capture_output=True)
+    as_a_person([*approve, *where], env=sandbox.base_env(), check=True, capture_output=True)
     done = sandbox.run("rm", str(target), cwd=project)
     assert done.returncode == 0 and not target.exists() and sandbox.trashed_names() == ["cv.txt"]
     target.write_text("again")
@@ -168,7 +168,8 @@ def test_on_a_terminal_it_is_a_question(sandbox, outside_file, answer, code):
     assert guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn).outside == (
         code == 0
     )
-    assert ("SAFE_DELETE_OUTSIDE_WORKSPACE" in screen) == (code == 1)
+    # A person who answered reads one line, not the marker (that is for harnesses).
+    assert "[safe-delete]" not in screen
 
 
 def test_node_outside_the_workspace_is_refused_until_approved(sandbox, outside_file):
@@ -184,7 +185,7 @@ def test_node_outside_the_workspace_is_refused_until_approved(sandbox, outside_f
     assert [e["runtime"] for e in events(sandbox, "refuse")] == ["node"]
     where = ["--session", sandbox.session, "--turn", sandbox.turn]
     approve = [sys.executable, "-m", "safedel", "guard", "approve", "--outside-workspace"]
-    subprocess.run([*approve, *where], env=sandbox.base_env(), check=True, capture_output=True)
+    as_a_person([*approve, *where], env=sandbox.base_env(), check=True, capture_output=True)
     done = sandbox.run(require("node"), "-e", script, cwd=project)
     assert done.stdout == b"" and not target.exists(), done.stderr
     assert sandbox.trashed_names() == ["cv.txt"]

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from conftest import confirm_config
+from conftest import as_a_person, confirm_config
 from resultschema import valid_result
 
 from safedel.core.contract import host
@@ -77,7 +77,7 @@ def test_result_and_report_carry_the_host(sandbox):
 
 def test_guard_approve_outside_workspace_is_recorded_for_the_turn(sandbox):
     where = ["--session", sandbox.session, "--turn", sandbox.turn]
-    done = subprocess.run(
+    done = as_a_person(
         [sys.executable, "-m", "safedel", "guard", "approve", "--outside-workspace", *where],
         env=sandbox.base_env(),
         capture_output=True,

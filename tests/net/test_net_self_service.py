@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from conftest import IN_CI, confirm_config, require
+from conftest import IN_CI, as_a_person, confirm_config, require
 from netkit import require_net
 
 from safedel.core.guard import turn as guardturn
@@ -117,7 +117,7 @@ def test_outside_any_run_a_person_still_approves(sandbox):
     _files(sandbox, 4)
     done = sandbox.run("rm", "f0", "f1", "f2", run_options=["--threshold", "2"])
     assert done.returncode != 0 and (sandbox.work / "f0").exists()
-    approve = subprocess.run(_approve_argv(sandbox), env=sandbox.base_env(), capture_output=True)
+    approve = as_a_person(_approve_argv(sandbox), env=sandbox.base_env(), capture_output=True)
     assert approve.returncode == 0, approve.stderr
     assert guardturn.status(str(sandbox.state), sandbox.session, sandbox.turn).mode == "approved"
     done = sandbox.run("rm", "f0", "f1", "f2", "f3", run_options=["--threshold", "2"])
@@ -237,7 +237,7 @@ def test_a_token_of_the_commands_own_approves_nothing(sandbox, net):
     # Nor did the nested run bind the session to its token: a person outside still
     # approves without one.
     assert not mine.exists()
-    outside = subprocess.run(_approve_argv(sandbox), env=sandbox.base_env(), capture_output=True)
+    outside = as_a_person(_approve_argv(sandbox), env=sandbox.base_env(), capture_output=True)
     assert outside.returncode == 0, outside.stderr
 
 

@@ -94,17 +94,29 @@ def test_yes_approves_the_turn_and_the_batch_goes_ahead(setup):
     assert "[safe-delete]" not in screen
 
 
+def pending_signal(sandbox):
+    from safedel.core.guard.signals import take_pending
+
+    return take_pending(str(sandbox.state), sandbox.session, turn=sandbox.turn)
+
+
 @pytest.mark.parametrize(
     "answer", [b"n\r", b"\r", b"\x04", b"\x03"], ids=["no", "enter", "eof", "ctrl-c"]
 )
 def test_no_eof_or_ctrl_c_rejects_and_nothing_is_touched(setup, answer):
     sandbox, env, paths = setup
     code, screen = run_on_pty([sys.executable, "-S", WORKER, *paths], env, answer)
-    assert code == 1, screen
+    # Ctrl-C is a no, recorded in the ledger, and then the interrupt it is: the
+    # program gets its KeyboardInterrupt and dies of SIGINT.
+    assert code == (-signal.SIGINT if answer == b"\x03" else 1), screen
     assert all(os.path.exists(path) for path in paths)
     assert status(sandbox).mode == "rejected"
     assert status(sandbox).granted == 48
-    assert "SAFE_DELETE_BULK_REJECTED" in screen
+    # A person who answered sees no JSON: the marker is for harnesses, which find the
+    # refusal in the signal file and the report.
+    assert "[safe-delete]" not in screen
+    assert pending_signal(sandbox)["type"] == "rejected"
+    assert {e["operation"] for e in sandbox.report()} == {"refuse"}
     assert sandbox.trashed_names() == []
 
 
@@ -135,3 +147,22 @@ def test_the_rm_launcher_asks_too(setup, answer):
         assert code == 1, screen
         assert all(os.path.exists(path) for path in paths)
         assert status(sandbox).mode == "rejected"
+        # One readable line after the answer, no marker.
+        after = screen.split(QUESTION.strip(), 1)[1].strip().splitlines()
+        assert len(after) == 2 and after[0].strip() == "n", after
+        assert "rejected; nothing was deleted" in after[1] and "[safe-delete]" not in screen
+
+
+@pytest.mark.parametrize("key", [b"\x03", b"\x1c"], ids=["ctrl-c", "ctrl-backslash"])
+def test_ctrl_c_at_the_rm_launchers_question_is_a_recorded_no(setup, key):
+    """The launcher dies of SIGINT as the C tool would, but only once the no is in the
+    ledger: the same line run again in the turn is refused without a question."""
+    sandbox, env, paths = setup
+    rm = os.path.join(sandbox.shim_home, "bin", "rm")
+    code, screen = run_on_pty([rm, *paths], env, key)
+    assert code == -(signal.SIGINT if key == b"\x03" else signal.SIGQUIT), screen
+    assert all(os.path.exists(path) for path in paths)
+    assert status(sandbox).mode == "rejected"
+    code, screen = run_on_pty([rm, *paths], env, b"y\r")
+    assert code == 1 and QUESTION.strip() not in screen
+    assert all(os.path.exists(path) for path in paths) and sandbox.trashed_names() == []

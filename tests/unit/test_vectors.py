@@ -62,12 +62,11 @@ def test_candidate_name(case):
 def test_ledger_verdicts(case):
     lines = [line.encode("ascii") for line in case["lines"]]
     assert [verdict for _, verdict in rule.verdicts(lines)] == case["verdicts"]
-    state = rule.TurnState()
-    for line in lines:
-        record = rule.parse_line(line)
-        if record is not None:
-            state.apply(record)
+    state = rule.replay(lines)
     assert (state.granted, state.mode) == (case["granted"], case["mode"])
+    assert (state.damaged is not None) == case["damaged"]
+    if "outside" in case:
+        assert state.outside == case["outside"]
     if "takes" in case:  # what `safedel guard status` shows, after any withdrawn take
         assert (state.takes, state.refused) == (case["takes"], case["refused"])
 

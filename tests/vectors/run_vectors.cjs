@@ -38,12 +38,12 @@ for (const c of load('names.json').cases) {
 const ledgerVectors = load('ledger.json');
 for (const c of ledgerVectors.cases) {
   const results = rule.verdicts(c.lines).map(([, verdict]) => verdict);
-  const state = new rule.TurnState();
-  for (const line of c.lines) {
-    const record = rule.parseLine(line);
-    if (record) state.apply(record);
-  }
-  check(`ledger: ${c.name}`, [results, state.granted, state.mode], [c.verdicts, c.granted, c.mode]);
+  const state = rule.replay(c.lines);
+  check(
+    `ledger: ${c.name}`,
+    [results, state.granted, state.mode, state.damaged !== null, c.outside ?? state.outside],
+    [c.verdicts, c.granted, c.mode, c.damaged, state.outside]
+  );
 }
 const workspace = require(path.join(shimDir, 'workspace.cjs'));
 for (const c of load('classify.json').cases) {

@@ -21,11 +21,12 @@ newline having ended the fragment, writes a new take on a fresh line.
 import errno
 import os
 import stat
+import sys
 import time
 
 from .. import jsonl
 from ..private import EXCLUSIVE, Held, digest, open_dir
-from .rule import Decision, TurnState, apply_line
+from .rule import DAMAGED, Decision, TurnState, apply_line, voided_ids
 
 PRUNE_AGE = 24 * 3600
 LEDGERS = "bulk-guard"
@@ -42,6 +43,16 @@ _held = {}
 
 class GuardError(Exception):
     """The ledger cannot be read or written; callers fail closed."""
+
+
+def damaged(why):
+    """The error for a ledger holding what safedel never writes (core/guard/rule.py): it
+    stands until a person resets the turn, and the message names no command to run,
+    since its reader may be a model."""
+    return GuardError(
+        f"the bulk-guard ledger of this turn is damaged ({why}), so nothing was deleted; "
+        "a person must reset the turn"
+    )
 
 
 def ledger_parts(session, turn, known=None):
@@ -139,6 +150,7 @@ def _same_path(settings, identity):
 def take(settings, n):
     """Ask for n deletions in the current turn. Raises only GuardError."""
     key = (settings.state_dir, settings.session, settings.turn)
+    keeper = _keeper(settings)
     with EXCLUSIVE as nested:
         for _attempt in range(2):  # a second time only after a torn line swallowed ours
             record = {"op": "take", "id": f"{os.getpid()}.{os.urandom(6).hex()}", "n": n}
@@ -146,7 +158,7 @@ def take(settings, n):
             if nested:  # re-entered mid-take: its own descriptor, and no cursor
                 fd = _open_ledger(settings)
                 try:
-                    decision = _decide(settings, fd, record, key, None, False)
+                    decision = _decide(settings, fd, record, key, None, False, keeper)
                 finally:
                     os.close(fd)
             else:
@@ -154,19 +166,40 @@ def take(settings, n):
                     fd = _held_ledger(settings, key)
                 except OSError as exc:
                     raise _error("use", exc) from None
-                decision = _decide(settings, fd, record, key, _cursors.get(key), True)
+                decision = _decide(settings, fd, record, key, _cursors.get(key), True, keeper)
             if decision is not None:
                 return decision
     raise GuardError("the bulk-guard ledger keeps tearing lines; nothing was deleted")
 
 
-def _decide(settings, fd, record, key, cursor, remember):
-    """The verdict on record, appended to fd; None if it was glued to a torn line."""
+def _keeper(settings):
+    """The run's keeper to ask (core/guard/keeperview.py), None outside a run. Looked
+    up from the process tree, not from the record, so a process that dropped its run
+    id still asks it (and fails closed if it moved to a turn the keeper does not keep)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    from . import keeperview
+
+    return keeperview.for_settings(settings)
+
+
+def _decide(settings, fd, record, key, cursor, remember, keeper=None):
+    """The verdict on record, appended to fd; None if it was glued to a torn line.
+    Under a run the keeper gives it, having read the line itself."""
     try:
         own = _append(fd, record)
+        if keeper is not None:
+            from . import keeperview
+
+            return keeperview.decide(keeper, settings, record, os.fstat(fd).st_ino)
         info = os.fstat(fd)
         offset, state = _resume(fd, info, key, cursor)
         data = os.pread(fd, info.st_size - offset, offset)
+        voided = voided_ids(data)
+        if voided and offset:  # a void reaches back past the cursor: read it all again
+            offset, state = 0, TurnState()
+            data = os.pread(fd, info.st_size, 0)
+            voided = voided_ids(data)
     except OSError as exc:
         held = _held.get(key) if remember else None
         if held is not None and held.stat() is None:
@@ -174,11 +207,13 @@ def _decide(settings, fd, record, key, cursor, remember):
         raise _error("use", exc) from None
     for line in data.splitlines(keepends=True):
         offset += len(line)
-        verdict = apply_line(state, line)
+        verdict = apply_line(state, line, voided)
         if line == own:
+            if verdict == DAMAGED:
+                raise damaged(state.damaged)
             if remember:
                 _cursors[key] = ((info.st_dev, info.st_ino), offset, own, state.copy())
             return Decision(verdict, state.granted, settings.threshold, state.mode, record["id"])
         if line.endswith(own):
             return None  # glued to a torn fragment: no reader counts that line
-    raise GuardError("the bulk-guard ledger lost this process's entry; run `safedel guard reset`")
+    raise damaged("this process's own entry is gone from it: it was rewritten")

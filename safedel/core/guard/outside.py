@@ -11,7 +11,7 @@ import os
 
 from ..policy import workspace
 from ..printable import printable
-from . import rule
+from . import remedy, rule
 
 KIND = "outsideWorkspace"
 QUESTION = "Allow deletions outside the workspace for the rest of this turn? [y/N] "
@@ -61,9 +61,18 @@ def check(settings, targets, refuse):
         found = _not_holding(found, roots, workspace.real_exempt(settings.exempt))
     if not found:
         return
-    from . import turn  # only for targets outside the workspace
+    from . import ledger, turn  # only for targets outside the workspace
 
-    if turn.status(settings.state_dir, settings.session, settings.turn).outside:
+    keeper = ledger._keeper(settings)
+    if keeper is not None:  # under a run: what its keeper holds, not what the file says
+        from . import keeperview
+
+        state = keeperview.turn_view(keeper, settings)
+    else:
+        state = turn.status(settings.state_dir, settings.session, settings.turn)
+    if state.damaged is not None:
+        raise ledger.damaged(state.damaged)
+    if state.outside:
         return
     from ..report import markers
     from . import prompt  # only for targets outside the workspace
@@ -75,8 +84,19 @@ def check(settings, targets, refuse):
         "session": settings.session,
         "turn": settings.turn,
     }
-    if prompt.can_prompt(settings):
-        answer = prompt.ask(payload, describe(payload))
+    answer = interrupted = None
+    if prompt.can_prompt(settings) and keeper is not None:
+        if state.can_ask:  # the keeper asks, and records a yes itself
+            from .keeperview import ask_person
+
+            answer = ask_person(keeper, settings, KIND, payload)
+        if answer:
+            return
+    elif prompt.can_prompt(settings):
+        try:
+            answer = prompt.ask(payload, describe(payload))
+        except prompt.Interrupted as stop:
+            answer, interrupted = False, stop
         if answer:
             turn.mark(settings, rule.APPROVE_OUTSIDE, "prompt")
             return
@@ -85,12 +105,16 @@ def check(settings, targets, refuse):
     first = first if len(found) == 1 else f"{first} and {len(found) - 1} more"
     reason = (
         f"outside the workspace: {first} is in no workspace folder; nothing was deleted; "
-        + markers.approve_hint(
-            "run `safedel guard approve --outside-workspace` or `safedel workspace add` to allow it"
-        )
+        + remedy.outside(settings)
     )
-    markers.emit(markers.OUTSIDE_WORKSPACE, payload)
+    # A person who just said no at the terminal reads the one-line reason, not JSON.
+    if not (answer is not None and markers.to_a_terminal()):
+        markers.emit(markers.OUTSIDE_WORKSPACE, payload)
     from .signals import write_signal  # only on a refusal
 
     write_signal(settings, KIND, payload)
-    refuse(reason)
+    try:
+        refuse(reason)
+    finally:
+        if interrupted is not None:
+            interrupted.go_on()

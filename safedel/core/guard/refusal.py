@@ -4,7 +4,7 @@ signal file and a `refuse` event per target. Loaded only for such a batch.
 """
 
 from ..report import write
-from . import ledger, rule, turn
+from . import ledger, remedy, rule, turn
 from .stage import Refused
 
 
@@ -44,7 +44,10 @@ def refusal_payload(settings, decision, targets):
     }
 
 
-def refuse(settings, runtime, decision, targets, announce):
+def refuse(settings, runtime, decision, targets, announce, answered=False):
+    """Refuse the batch whole (raises Refused). answered: a person just said no at the
+    terminal, so a terminal on stderr gets the one-line reason and no marker: the marker
+    is for a harness, which finds the refusal in the signal file and the report too."""
     from ..report import markers
 
     if decision.verdict == rule.REJECTED:
@@ -55,12 +58,13 @@ def refuse(settings, runtime, decision, targets, announce):
         reason = (
             f"bulk guard: {len(targets)} more would pass this turn's limit of "
             f"{decision.threshold} (already {decision.count}); nothing was deleted; "
-            + markers.approve_hint("run `safedel guard approve` to allow it")
+            + remedy.bulk(settings)
         )
     if announce:
         announce(reason)
     payload = refusal_payload(settings, decision, targets)
-    markers.emit(kind, payload)
+    if not (answered and markers.to_a_terminal()):
+        markers.emit(kind, payload)
     from .signals import write_signal
 
     write_signal(settings, decision.verdict, payload)

@@ -3,8 +3,13 @@ the lines before it, so every process in any runtime computes the same answer wi
 lock. tests/vectors/ledger.json checks it here and in the Node shim (shims/node/ledger.cjs);
 core/guard/ledger.py reads and writes the file.
 
-A line that is not a whole record (a torn fragment, a blank line) was never granted, and
-is skipped; an unknown op is kept and ignored, so an older reader survives a newer writer.
+Every line safedel writes is a whole record. The one other shape a line can legitimately
+have is a fragment that a full disk tore off (it has no newline of its own) glued to the
+whole record written after it: that line is skipped, the fragment was never granted.
+Anything else (garbage, a blank line, a record no writer makes, a `damaged` line) means
+the ledger was written by something other than safedel: the turn is damaged, and every
+later take fails closed until a person resets the turn. An unknown op is kept and
+ignored, so an older reader survives a newer writer.
 """
 
 from .. import jsonl
@@ -14,6 +19,11 @@ CONFIRM = "confirmRequired"
 REJECTED = "rejected"
 APPROVE_OUTSIDE = "approveOutside"
 WITHDRAW = "withdraw"
+DAMAGED = "damaged"
+VOID = "void"
+APPROVALS = ("approve", APPROVE_OUTSIDE)
+# How every record safedel writes begins: a torn fragment is a prefix of one.
+RECORD_START = b'{"op":"'
 
 
 class Decision:
@@ -30,13 +40,14 @@ class Decision:
 class TurnState:
     """Running state while reading a ledger in file order."""
 
-    __slots__ = ("mode", "granted", "takes", "refused", "threshold", "outside")
+    __slots__ = ("mode", "granted", "takes", "refused", "threshold", "outside", "damaged")
 
     def __init__(self):
         self.mode = "open"
         self.granted = self.takes = self.refused = 0
         self.threshold = None
         self.outside = False  # deletions outside the workspace approved for the turn
+        self.damaged = None  # why the ledger cannot be trusted, once it cannot
 
     def copy(self):
         other = TurnState()
@@ -53,6 +64,8 @@ class TurnState:
             self.mode = "approved" if op == "approve" else "rejected"
         elif op == APPROVE_OUTSIDE:
             self.outside = True
+        elif op == DAMAGED:
+            self.damage(f"marked damaged: {record.get('why') or 'no reason given'}")
         elif op == WITHDRAW and self.refused:
             # Only a refused take is ever withdrawn, and it granted nothing: the
             # verdicts of later takes stay as they were.
@@ -60,11 +73,17 @@ class TurnState:
             self.refused -= 1
         return None
 
+    def damage(self, why):
+        if self.damaged is None:
+            self.damaged = why
+
     def take(self, n, threshold):
         """Apply a take of n under threshold; return its verdict."""
         self.threshold = threshold
         self.takes += 1
-        if self.mode == "rejected":
+        if self.damaged is not None:
+            verdict = DAMAGED
+        elif self.mode == "rejected":
             verdict = REJECTED
         elif self.mode == "approved" or self.granted + n <= threshold:
             self.granted += n
@@ -127,16 +146,65 @@ def parse_line(line):
     return None
 
 
-def apply_line(state, line):
-    """Apply one ledger line to state; return the verdict for a take, else None."""
-    fields = _take_fields(line) if isinstance(line, bytes) else None
-    if fields is not None:  # parse_line then state.apply, without the record
-        return state.take(fields[1], fields[2]) if fields[2] > 0 else None
+def glued_to_a_fragment(line):
+    """Whether line is a fragment a full disk tore off, glued to the whole record written
+    after it: the fragment begins as every record does and holds no newline, and what
+    follows its last record start is a whole record."""
+    body = line[:-1] if line.endswith(b"\n") else line
+    start = body.rfind(RECORD_START)
+    if start <= 0 or not body.startswith(RECORD_START):
+        return False
+    return parse_line(body[start:]) is not None
+
+
+def apply_line(state, line, voided=frozenset()):
+    """Apply one ledger line to state; return the verdict for a take, else None. A line
+    that is neither a record nor a torn fragment glued to one damages the turn; an
+    approval whose id is in voided (voided_ids: a run's keeper found that it did not
+    make it) changes nothing."""
+    if isinstance(line, str):
+        line = line.encode("utf-8", "surrogateescape")
+    fields = _take_fields(line)
+    if fields is not None and fields[2] > 0:  # parse_line then state.apply, without it
+        return state.take(fields[1], fields[2])
     record = parse_line(line)
-    return None if record is None else state.apply(record)
+    if record is not None:
+        if voided and record["op"] in APPROVALS and record.get("id") in voided:
+            return None
+        return state.apply(record)
+    if not glued_to_a_fragment(line):
+        state.damage("a line in it is not a record safedel writes")
+    return None
+
+
+def voided_ids(data):
+    """The ids of the approvals that `void` lines anywhere in data (bytes) take back. A
+    void holds for the whole ledger, lines before it included: every reader reads to the
+    end of the file before it decides, so it looks for them first."""
+    if b'"void"' not in data:
+        return frozenset()
+    found = set()
+    for line in data.splitlines():
+        if b'"void"' in line:
+            record = parse_line(line)
+            if record is not None and record["op"] == VOID and isinstance(record.get("id"), str):
+                found.add(record["id"])
+    return frozenset(found)
 
 
 def verdicts(lines):
     """[(record or None, verdict or None)] for a sequence of ledger lines: the pure rule."""
-    state = TurnState()
-    return [(parse_line(line), apply_line(state, line)) for line in lines]
+    state, voided = TurnState(), voided_ids(b"\n".join(_bytes(line) for line in lines))
+    return [(parse_line(line), apply_line(state, line, voided)) for line in lines]
+
+
+def replay(lines):
+    """The TurnState after a sequence of ledger lines."""
+    state, voided = TurnState(), voided_ids(b"\n".join(_bytes(line) for line in lines))
+    for line in lines:
+        apply_line(state, line, voided)
+    return state
+
+
+def _bytes(line):
+    return line if isinstance(line, bytes) else line.encode("utf-8", "surrogateescape")

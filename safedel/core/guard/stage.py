@@ -42,17 +42,27 @@ def authorize(settings, runtime, paths, announce=None):
         _refusal().report_refusals(settings, runtime, targets, reason)
         raise Refused(reason, targets[0] if len(targets) == 1 else None)
 
+    answered = interrupted = None
     try:
         outside.check(settings, targets, refuse_outside)
         decision = ledger.take(settings, len(targets))
         if decision.verdict != rule.ALLOW:
             decision = _refusal().without_regenerable(settings, targets, decision)
         if decision.verdict == rule.CONFIRM and _prompt().can_prompt(settings):
-            answer = _prompt().ask(_refusal().refusal_payload(settings, decision, targets))
-            if answer is not None:
-                from .turn import mark  # only once a person has answered
+            payload = _refusal().refusal_payload(settings, decision, targets)
+            keeper = ledger._keeper(settings)
+            if keeper is not None:  # under a run its keeper asks, and records the answer
+                answered = _keeper_asks(keeper, settings, rule.CONFIRM, payload)
+            else:
+                try:
+                    answered = _prompt().ask(payload)
+                except _prompt().Interrupted as stop:
+                    answered, interrupted = False, stop  # Ctrl-C is a no, recorded as one
+                if answered is not None:
+                    from .turn import mark  # only once a person has answered
 
-                mark(settings, "approve" if answer else "reject", "prompt")
+                    mark(settings, "approve" if answered else "reject", "prompt")
+            if answered is not None:
                 decision = ledger.take(settings, len(targets))
     except ledger.GuardError as exc:
         reason = f"the bulk guard failed, so nothing was deleted: {exc}"
@@ -66,8 +76,21 @@ def authorize(settings, runtime, paths, announce=None):
         write_signal(settings, "guardError", {"message": str(exc)})
         _refusal().report_refusals(settings, runtime, targets, reason)
         raise Refused(reason, targets[0] if len(targets) == 1 else None) from None
+    if interrupted is not None:
+        try:
+            _refusal().refuse(settings, runtime, decision, targets, announce, answered=True)
+        finally:
+            interrupted.go_on()
     if decision.verdict != rule.ALLOW:
-        _refusal().refuse(settings, runtime, decision, targets, announce)
+        _refusal().refuse(settings, runtime, decision, targets, announce, answered is not None)
+
+
+def _keeper_asks(keeper, settings, kind, payload):
+    from . import keeperview
+
+    if not keeperview.turn_view(keeper, settings).can_ask:
+        return None
+    return keeperview.ask_person(keeper, settings, kind, payload)
 
 
 def _prompt():

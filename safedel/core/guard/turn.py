@@ -20,7 +20,7 @@ from .ledger import (
     _open_ledger,
     ledger_parts,
 )
-from .rule import TurnState, apply_line
+from .rule import APPROVALS, TurnState, apply_line, voided_ids
 
 
 def _append_whole(fd, record):
@@ -31,15 +31,20 @@ def _append_whole(fd, record):
         line = _append(fd, record)
         start = os.lseek(fd, 0, os.SEEK_CUR) - len(line)  # O_APPEND: just past ours
         if start == 0 or os.pread(fd, 1, start - 1) == b"\n":
-            return
+            return line
     raise OSError(errno.EIO, "the ledger keeps tearing lines")
 
 
 def mark(settings, op, by, **fields):
-    """Append an approve, reject or withdraw line for the current turn."""
+    """Append an approve, reject, withdraw (or, for a run's keeper, ask, void, damaged)
+    line for the current turn; return the line. An approval carries an id of its own,
+    by which a run's keeper can void it (core/guard/rule.py)."""
+    record = {"op": op, **fields, "by": by, "ts": int(time.time() * 1000)}
+    if op in APPROVALS and "id" not in record:
+        record["id"] = f"{os.getpid()}.{os.urandom(6).hex()}"
     fd = _open_ledger(settings)
     try:
-        _append_whole(fd, {"op": op, **fields, "by": by, "ts": int(time.time() * 1000)})
+        return _append_whole(fd, record)
     except OSError as exc:
         raise _error("write", exc) from None
     finally:
@@ -47,7 +52,8 @@ def mark(settings, op, by, **fields):
 
 
 def status(state_dir, session, turn):
-    """The TurnState of a turn after its whole ledger; an unfinished last line is ignored."""
+    """The TurnState of a turn after its whole ledger; an unfinished last line is ignored.
+    A damaged ledger is a state too (.damaged): `safedel guard status` shows it."""
     parts = ledger_parts(session, turn)
     name = parts.pop()
     try:
@@ -58,10 +64,11 @@ def status(state_dir, session, turn):
     except OSError as exc:
         raise _error("open", exc) from None
     with os.fdopen(fd, "rb") as handle:
-        lines = [line for line in handle.read().splitlines(True) if line.endswith(b"\n")]
-    state = TurnState()
+        data = handle.read()
+    lines = [line for line in data.splitlines(True) if line.endswith(b"\n")]
+    state, voided = TurnState(), voided_ids(data)
     for line in lines:
-        apply_line(state, line)
+        apply_line(state, line, voided)
     return state
 
 

@@ -9,7 +9,6 @@ import os
 import sys
 
 from .. import jsonl
-from ..contract import host
 
 PREFIX = "[safe-delete]"
 CONFIRM_REQUIRED = "SAFE_DELETE_BULK_CONFIRM_REQUIRED"
@@ -24,15 +23,6 @@ MAX_TARGETS = 20
 _routes = {}
 
 
-def approve_hint(command_hint):
-    """How a refusal message ends. Under a harness the reader is a model, which should
-    ask its user rather than approve for them, so it is told no command to run."""
-    harness = host.judged_harness()
-    if harness is None:
-        harness = os.environ.get("SAFEDEL_HARNESS") == "1"
-    return "the user must approve it" if harness else command_hint
-
-
 def format_marker(kind, payload):
     body = jsonl.dumps(payload)
     return f"{PREFIX}[{kind}] {body}\n"
@@ -44,6 +34,15 @@ def route(fd):
         _routes.pop(_thread.get_ident(), None)
     else:
         _routes[_thread.get_ident()] = fd
+
+
+def to_a_terminal():
+    """Whether this thread's markers would land on a terminal, where a person reads."""
+    fd = _routes.get(_thread.get_ident(), 2) if _routes else 2
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
 
 
 def emit(kind, payload):
