@@ -8,6 +8,7 @@ plainspawn: a run without capture: spawn as a shell would, forward signals, reap
 captured  : capture mode from start to finish: output files, the execution, the views
 runstate  : the run record before the command; its events, signal and result after
 approval  : the approval token, so a command cannot approve its own deletions
+killedruns: at a start, the trash a killed run was filling is swept
 childenv  : the environment contract the child gets (also `safedel env`, the bootstraps)
 shimhome  : the shim home ($SAFEDEL_HOME) materialised from the package's own files
 nodebundle: the Node preload as one file, for `node --permission`

@@ -14,11 +14,12 @@ import json
 import os
 import stat
 
+from ..core.trash import info
+
 SMALL = 64 * 1024
 LEDGER_MAX = 32 * 1024 * 1024  # a turn's ledger: one short line per deletion call
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CATALOG = b"safedel catalog "  # core safedel/trash/catalogcache.py's MAGIC, any version
-_INFO_KEYS = (b"Path", b"DeletionDate")
 
 
 def read(entry, limit=SMALL):
@@ -56,29 +57,12 @@ def _ours(st, limit):
 
 
 def trash_info(content):
-    """An info file as safedel and other trash tools write it (freedesktop trash spec
-    1.0): a `[Trash Info]` line, then one Path= (percent-encoded) and at most one
-    DeletionDate=. Empty counts too: a move creates the file before it writes it."""
-    if content is None:
-        return False
-    if not content:
-        return True
-    lines = [line.rstrip(b"\r") for line in content.split(b"\n")]
-    if lines[0] != b"[Trash Info]":
-        return False
-    seen = set()
-    for line in lines[1:]:
-        if not line:
-            continue
-        key, equals, value = line.partition(b"=")
-        if not equals or key not in _INFO_KEYS or key in seen or not _plain(value):
-            return False
-        seen.add(key)
-    return b"Path" in seen
+    """A trash info file, or an empty one (core/trash/info.py's well_formed)."""
+    return content is not None and info.well_formed(content)
 
 
 def _plain(value):
-    """Printable ASCII without spaces: a percent-encoded path, or a date."""
+    """Printable ASCII without spaces: a percent-encoded name."""
     return all(0x21 <= byte <= 0x7E for byte in value)
 
 

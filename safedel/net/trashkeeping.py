@@ -55,15 +55,13 @@ class Trashes:
                 return False
         if not self._ours(root) or not _reached(parent, st):
             return False
-        if entry is None:
-            return True
-        content = fileshape.read(entry)
         if shape is not None:
-            return shape(content)
-        if not fileshape.trash_info(content):
-            return False
-        item = os.path.join(root, "files", name[: -len(_INFO_SUFFIX)])
-        return not content or not os.path.lexists(item)
+            return entry is None or shape(fileshape.read(entry))
+        item_gone = not os.path.lexists(os.path.join(root, "files", name[: -len(_INFO_SUFFIX)]))
+        if entry is None:
+            return item_gone
+        content = fileshape.read(entry)
+        return fileshape.trash_info(content) and (item_gone or not content)
 
     def _ours(self, root):
         """Whether root is a trash directory safedel uses, and trusts."""

@@ -163,22 +163,6 @@ def _libc_prctl():
     return _prctl[0]
 
 
-def forget(names):
-    """Remove the pointers of these names (`<pid>-<start time>`) from every place: the
-    runs of a server killed before it could remove them (leftovers.py)."""
-    for root, parts in runpointer.places() if names else ():
-        try:
-            folder = runpointer.open_place(root, parts, create=False)
-        except OSError:
-            continue
-        with folder:
-            for name in names:
-                try:
-                    folder.unlink(name)
-                except OSError:
-                    pass
-
-
 def spawner(forks, net, pointer, actions):
     """The executor's spawn for a served run (os.posix_spawn's signature, the pid back):
     under the net, its Net forked by the fork server; without it, the fork server's

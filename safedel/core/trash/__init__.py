@@ -1,6 +1,7 @@
 """The freedesktop trash, as the engine writes it.
 
 move      : an info file with O_EXCL, then one rename into files/
+inflight  : an info file's move under way, told from one whose mover is gone
 dirs      : which trash an item goes to (home trash, $topdir/.Trash/$uid, .Trash-$uid)
 info      : the .trashinfo format
 trust     : which trash dirs are ours to write
