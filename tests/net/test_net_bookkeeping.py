@@ -45,6 +45,7 @@ LOOK_ALIKES = {
     f"deep/er/.Trash-{UID}/safedel-catalog.v1": b"",
 }
 REMOVERS = {
+    "launcher": "rm -rf {targets}",  # the shim on PATH: no exception by name there either
     "rm": "/bin/rm -rf {targets}",
     "busybox": "busybox rm -rf {targets}",
     "find": "/usr/bin/find {targets} -delete",
@@ -73,7 +74,9 @@ def test_a_trash_made_by_the_user_in_the_workspace_goes_to_the_trash(sandbox, re
     assert done.returncode == 0, done.stderr
     assert os.listdir(sandbox.work) == [], done.stderr
     trashed = {e["path"] for e in sandbox.report() if e["operation"] == "trash"}
-    assert {str(sandbox.work / r) for r in LOOK_ALIKES} <= trashed, done.stderr
+    for relative in LOOK_ALIKES:  # each file, or a folder above it (the shim's one rename)
+        path = sandbox.work / relative
+        assert {str(p) for p in (path, *path.parents)} & trashed, relative
     restored = restore_turn(sandbox)
     assert restored.returncode == 0, restored.stderr
     assert snapshot(sandbox.work) == before
@@ -121,30 +124,43 @@ def test_a_trash_safedel_uses_keeps_only_its_own_bookkeeping_out_of_the_trash(sa
 
 def test_the_home_trash_holds_no_data_the_net_deletes_for_real(sandbox):
     """The home trash is outside the workspace: a file of the user's there that is named
-    like bookkeeping is refused and stays; an orphan info file goes."""
+    like bookkeeping is refused and stays. An orphan info file is bookkeeping to the
+    net, which lets it go; the shim on PATH makes no such exception and refuses it."""
     require_net()
     plant(
         sandbox.trash,
         {
             "files/.keep": b"",
             "info/orphan.trashinfo": INFO,
+            "info/orphan2.trashinfo": INFO,
             "info/notes.trashinfo": b"my notes\n",
             "directorysizes": b"my sizes, in prose\n",
         },
     )
-    script = f"cd {sandbox.trash} && /bin/rm -f info/orphan.trashinfo info/notes.trashinfo"
-    done = sandbox.run("dash", "-c", script + " directorysizes")
+    script = (
+        f"cd {sandbox.trash} && rm -f info/orphan2.trashinfo;"
+        " /bin/rm -f info/orphan.trashinfo info/notes.trashinfo directorysizes"
+    )
+    done = sandbox.run("dash", "-c", script)
     assert not (sandbox.trash / "info" / "orphan.trashinfo").exists(), done.stderr
+    assert (sandbox.trash / "info" / "orphan2.trashinfo").read_bytes() == INFO
     assert (sandbox.trash / "info" / "notes.trashinfo").read_bytes() == b"my notes\n"
     assert (sandbox.trash / "directorysizes").read_bytes() == b"my sizes, in prose\n"
     refused = last_markers(done.stderr).get("SAFE_DELETE_OUTSIDE_WORKSPACE")
     assert refused is not None and refused["targets"], done.stderr
+    assert done.stderr.count(b"SAFE_DELETE_OUTSIDE_WORKSPACE") == 3, done.stderr
 
 
 # -- run pointers ------------------------------------------------------------------------
 
 OWN_KEY = "$$-$(cut -d' ' -f22 /proc/$$/stat)"  # what runpointer.pid_key names this shell
 NESTED = f"{sys.executable} -m safedel run -q -- sh -c 'echo $PPID > nested.pid'"
+# A whole pointer naming the process that removes it: what the net takes for one.
+FORGED = (
+    "k=$$-$(cut -d' ' -f22 /proc/$$/stat); echo $k > forged\n"
+    'printf \'{{"run":"x","pid":%s,"note":"data"}}\' $$ > {folder}/$k\n'
+    "exec /bin/rm {folder}/$k\n"
+)
 
 
 def test_a_file_named_for_its_own_process_in_the_state_directory_stays(sandbox):
@@ -183,13 +199,14 @@ def _pointer_folders():
 def test_a_nested_run_removes_its_own_pointers_and_a_look_alike_stays(sandbox):
     """In the real pointer folders (the run writes them: the literal /tmp's is one), a
     nested `safedel run` removes its own pointer through the outer run's net, with no
-    marker; a file of data under the caller's own key is judged, not deleted."""
+    marker; a file of data under the caller's own key is judged, not deleted. A whole
+    pointer naming its remover is one, as docs/net.md says: it goes."""
     require_net()
     folder = f"/tmp/safedel-{UID}/by-pid"
+    (sandbox.work / "forge.sh").write_text(FORGED.format(folder=folder))
     script = (
-        f"{NESTED} && k={OWN_KEY}; echo $k > key;"
-        f" echo precious > {folder}/$k;"
-        f" exec /bin/rm {folder}/$k"
+        f"{NESTED} && dash forge.sh && k={OWN_KEY}; echo $k > key;"
+        f" echo precious > {folder}/$k; exec /bin/rm {folder}/$k"
     )
     done = sandbox.run("dash", "-c", script)
     key = (sandbox.work / "key").read_text().strip()
@@ -200,6 +217,8 @@ def test_a_nested_run_removes_its_own_pointers_and_a_look_alike_stays(sandbox):
         assert refused is not None and refused["targets"] == [f"{folder}/{key}"], done.stderr
     finally:
         os.unlink(f"{folder}/{key}")
+    forged = (sandbox.work / "forged").read_text().strip()
+    assert forged and not os.path.exists(f"{folder}/{forged}"), done.stderr
     pid = (sandbox.work / "nested.pid").read_text().strip()
     left = [n for f in _pointer_folders() if os.path.isdir(f) for n in os.listdir(f)]
     assert not [n for n in left if n.startswith(pid + "-")], done.stderr
