@@ -17,8 +17,8 @@ In such a trash the kernel deletes what the trash tools and safedel's shims dele
 - `directorysizes*` that reads as the spec's cache and `safedel-catalog*` that reads
   as safedel's catalog: the caches and their temporary files.
 Both are checked where the call acts: the directory the caller deletes in is that
-trash's info/ (or the trash itself) by device and inode, and the file is read through
-the caller's own descriptor (see fileshape).
+trash's info/ (or the trash itself) by device and inode, on the trash's own mount, and
+the file is read through the caller's own descriptor (see fileshape).
 """
 
 import os
@@ -28,6 +28,7 @@ from ..core.trash import trust
 from . import fileshape
 
 _INFO = "info"
+_NOFOLLOW = os.O_NOFOLLOW
 _INFO_SUFFIX = ".trashinfo"
 _CACHES = (("directorysizes", fileshape.directory_sizes), ("safedel-catalog", fileshape.catalog))
 
@@ -53,7 +54,7 @@ class Trashes:
             shape = next((check for start, check in _CACHES if name.startswith(start)), None)
             if shape is None:
                 return False
-        if not self._ours(root) or not _reached(parent, st):
+        if not self._ours(root) or not _reached(parent, st, root):
             return False
         if shape is not None:
             return entry is None or shape(fileshape.read(entry))
@@ -82,16 +83,27 @@ class Trashes:
                 return False
         else:
             return False
-        return os.fsencode(top) in mounts.mount_points()
+        if os.fsencode(top) not in mounts.mount_points():
+            return False
+        return _same_mount(root, top)  # not a trash of another file system mounted there
 
 
-def _reached(parent, st):
-    """Whether the directory the caller acts in (st) is the one at parent, and that
-    one is a trash folder of ours that nobody else may write."""
+def _reached(parent, st, root):
+    """Whether the directory the caller acts in (st) is the one at parent, that one is
+    a trash folder of ours that nobody else may write, and it is on the trash's own
+    mount: a folder mounted over info/ (`mount --bind ~/proj/notes .../info`) is not
+    the trash's."""
     try:
         here = os.lstat(parent)
     except OSError:
         return False
     if (here.st_dev, here.st_ino) != (st.st_dev, st.st_ino):
         return False
-    return trust.why_untrusted(here, parent) is None
+    if trust.why_untrusted(here, parent) is not None:
+        return False
+    return parent == root or _same_mount(parent, root)
+
+
+def _same_mount(a, b):
+    first = mounts.mount_of(a, None, _NOFOLLOW)
+    return first is not None and first == mounts.mount_of(b, None, _NOFOLLOW)

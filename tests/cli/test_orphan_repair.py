@@ -1,7 +1,8 @@
 """`safedel doctor --repair` on info files without their item, planted as each kind of
-leftover: a mover killed mid-move (read-only, its lock free), a move still under way
-(its lock held by a live process), one that may be (young, as the Node shim leaves
-it), an old one, an empty one, and a file of the user's that is only named like one.
+leftover: a mover killed mid-move (read-only, its lock free; written or not yet), a
+move still under way (its lock held by a live process), one that may be (young, as
+the Node shim leaves it), an old one, an empty one, and a file of the user's that is
+only named like one.
 """
 
 import os
@@ -33,6 +34,7 @@ def plant(sandbox):
     old = time.time() - 3600
     for name, mode, content, aged in (
         ("abandoned", 0o400, INFO % b"abandoned", False),
+        ("never-written", 0o400, b"", False),
         ("in-flight", 0o400, INFO % b"in-flight", False),
         ("young", 0o600, INFO % b"young", False),
         ("old", 0o600, INFO % b"old", True),
@@ -60,13 +62,13 @@ def test_doctor_repair_removes_what_no_mover_will_finish_and_nothing_else(sandbo
     try:
         assert holder.stdout.readline() == b"held\n"
         checked = doctor(sandbox)
-        assert b"3 info files without their item" in checked.stdout, checked.stdout
+        assert b"4 info files without their item" in checked.stdout, checked.stdout
         done = doctor(sandbox, "--repair")
         assert done.returncode == 0, done.stderr
         left = sorted(os.listdir(info))
         kept = ["in-flight", "notes", "whole", "young"]
         assert left == [f"{n}.trashinfo" for n in kept], done.stdout
-        for name in ("abandoned", "old", "empty"):
+        for name in ("abandoned", "never-written", "old", "empty"):
             assert f"{name}.trashinfo (its item was gone)".encode() in done.stdout
         assert b"--orphan lonely" in done.stdout
         assert (info / "notes.trashinfo").read_bytes().startswith(b"my notes")

@@ -20,6 +20,7 @@ import sys
 
 import pytest
 from conftest import last_markers, require
+from mountns import run_in_namespace
 from netkit import (
     NOBODY,
     as_nobody,
@@ -267,3 +268,21 @@ def test_uid_65534_loses_nothing_named_like_its_bookkeeping(scratch):
     moved = {e["path"]: e["trashPath"] for e in events if e["operation"] == "trash"}
     for relative, content in files.items():
         assert read(moved[str(work / relative)]) == content, relative
+
+
+def test_a_folder_mounted_over_the_trash_info_is_not_the_trash(sandbox):
+    """`mount --bind ~/proj/notes ~/.local/share/Trash/info` (root, in the run's own
+    mount namespace): the folder there is the user's, whatever its files hold."""
+    require_net()
+    notes = sandbox.work / "notes"
+    notes.mkdir()
+    (notes / "x.trashinfo").write_bytes(INFO)
+    info = sandbox.trash / "info"
+    setup = (
+        f"mkdir -p {info} {sandbox.trash}/files && chmod 700 {info} {sandbox.trash}/files"
+        f" && mount --bind {notes} {info}"
+    )
+    done = run_in_namespace(sandbox, setup, f"/bin/rm {info}/x.trashinfo")
+    assert (notes / "x.trashinfo").read_bytes() == INFO, done.stderr
+    refused = last_markers(done.stderr).get("SAFE_DELETE_OUTSIDE_WORKSPACE")
+    assert refused is not None and refused["targets"] == [f"{info}/x.trashinfo"], done.stderr

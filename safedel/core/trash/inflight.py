@@ -10,12 +10,12 @@ So safedel's movers create the info file with mode IN_FLIGHT (0400), take an
 exclusive flock on it before they write a byte (and go on only if it is still there),
 hold it until the item is in files/ (or the info file is discarded again), and only
 then make it DONE (0600). A sweep acts on an info file only under that lock. One that
-is IN_FLIGHT and not empty, whose lock a sweep can take, has lost its mover, whatever
-its age: the kernel drops a lock with the last descriptor of a process it killed. Any
-other info file without its item (the Node shim's, which has no file locks; an older
-safedel's; an empty one whose mover died before locking it) waits for the grace of
-orphans.py, and still goes only under its lock: a mover that finds its info file gone
-once the lock is its own takes the next name.
+is IN_FLIGHT and whose lock a sweep can take has lost its mover, whatever its age: the
+kernel drops a lock with the last descriptor of a process it killed; and one still
+empty, whose mover has not locked it yet, costs that mover nothing but a name: it
+finds the file gone once the lock is its own, and takes the next. Any other info file
+without its item (the Node shim's, which has no file locks; another tool's; an older
+safedel's) waits for the grace of orphans.py, and still goes only under its lock.
 """
 
 import errno
@@ -81,5 +81,6 @@ def lock(fd):
 def abandoned(st):
     """Whether an info file (st: its fstat, taken under its lock, see lock) was left
     by a mover that is gone: one still at work holds that lock from before it writes
-    a byte until the file is DONE."""
-    return stat.S_IMODE(st.st_mode) == IN_FLIGHT and st.st_size > 0
+    a byte until the file is DONE. One not locked yet, still empty, may be a mover's
+    between its two calls; taken away then, that mover takes the next name (hold)."""
+    return stat.S_IMODE(st.st_mode) == IN_FLIGHT
