@@ -55,6 +55,8 @@ def _sweepable(path, now):
     """A descriptor holding the lock of the info file at path when a sweep may remove
     it now (an info file whose mover is gone, or older than the grace), else None."""
     try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None  # a device is never opened, whatever its name
         fd = os.open(path, _OPEN)
     except OSError:
         return None
