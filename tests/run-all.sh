@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 apt_packages=(zsh dash busybox fish tmux make findutils trash-cli python3 python3-venv
   libpython3.11-testsuite nodejs libglib2.0-bin git sudo rsync gcc libc6-dev perl sed autoconf
-  acl libnss-wrapper)
+  acl libnss-wrapper strace)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \

@@ -10,6 +10,7 @@ runstate  : the run record before the command; its events, signal and result aft
 approval  : the approval token, so a command cannot approve its own deletions
 keeper    : the run's guard keeper: the turn's state kept from the command, and its question
 keptturn  : one turn as the keeper keeps it: its ledger read, checked, and published
+killedruns: at a start, the trash a killed run was filling is swept
 childenv  : the environment contract the child gets (also `safedel env`, the bootstraps)
 shimhome  : the shim home ($SAFEDEL_HOME) materialised from the package's own files
 nodebundle: the Node preload as one file, for `node --permission`

@@ -58,6 +58,13 @@ def record(options, env, run_id, nested=False):
     # Found from the process tree by a command that drops SAFEDEL_RUN_ID or moves the
     # state dir, HOME or XDG_STATE_HOME (core/contract/runpointer.py).
     runpointer.warn_unplaced(runpointer.point(dict(values, run=run_id)))
+    if runpointer.enclosing() is None:  # inside a run, its net would judge the sweep
+        from . import killedruns
+
+        try:
+            killedruns.sweep()  # a run killed mid-move left an info file without its item
+        except OSError:
+            pass
     if options.get("approval_token_file"):
         from . import approval
 

@@ -97,7 +97,10 @@ class Renames:
             refusal = moving and self._places.state_move_refusal(found.path, tid)
             if refusal:
                 raise walk.FailClosed(refusal, found.path)
-            left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
+            # What leaves a name is read as a deletion would read it; where an entry
+            # arrives, nothing is there yet: its place alone decides.
+            entry = None if arriving else (found.parent_fd, found.name)
+            left = self._places.left_to_kernel(found.path, tid, found.parent, parent, entry)
             if left and moving and self._places.holds_a_root(found.path):
                 return False
             if not left and arriving:

@@ -1,13 +1,14 @@
 """Which resolved paths the net leaves to the kernel (CONTINUE) without judging them.
 
-- safedel's own bookkeeping: in a trash directory its `info/*.trashinfo` files and
-  the `directorysizes` / `safedel-catalog` caches (and their temporary files); in the
-  state directory only what the shims themselves delete there, by exact name (see
-  statefiles; the rest of it is refused); in the other pointer places, the caller's
-  own run pointer (a nested `safedel run` ending). The shims only ever delete for
-  real there or in exempt roots, so a shim's own call is recognised by where it
-  points, not by who makes it: no per-process mark to forge or to lose across exec.
-  What a trash holds (`files/`) and the report are judged like any path;
+- safedel's own bookkeeping, known by identity and content, never by a name alone: in
+  a trash directory safedel uses (the run's, or this user's at a mount's top) the
+  info files and caches that read as such (see trashkeeping); a process's own run
+  pointer in a pointer folder (see pointerfiles); in the state directory only what
+  the shims themselves delete there (see statefiles; the rest of it is refused). The
+  shims only ever delete for real there or in exempt roots, so a shim's own call is
+  recognised by where it points and what it removes, not by who makes it: no
+  per-process mark to forge or to lose across exec. What a trash holds (`files/`),
+  the report, and whatever merely looks like bookkeeping are judged like any path;
 - exempt roots (the temp directory by default), judged on the real path, outside
   every workspace root nearer than them, and on their own mount (see exempt);
 - the git dir of the repository the real git works in (locks, gc, prune), never a
@@ -20,11 +21,19 @@
 
 import os
 
-from ..core.contract import runpointer
 from ..core.trash import dirs
-from . import exempt, gitblobs, gitcaller, ignored, mounts, statefiles, target, walk
-
-_TRASH_CACHES = (b"directorysizes", b"safedel-catalog")
+from . import (
+    exempt,
+    gitblobs,
+    gitcaller,
+    ignored,
+    mounts,
+    pointerfiles,
+    statefiles,
+    target,
+    trashkeeping,
+    walk,
+)
 
 
 class Places:
@@ -35,8 +44,8 @@ class Places:
         trashes = [os.fsdecode(home)]
         if settings.trash_dir:
             trashes.append(settings.trash_dir)
+        self._trashes = trashkeeping.Trashes(os.path.realpath(t) for t in trashes)
         # Prefixes ready for one str.startswith call per class: this runs on every call.
-        self._trashes = _prefixes(trashes)
         self._state = _prefixes([settings.state_dir])
         self._report = os.path.realpath(settings.report) if settings.report else None
         # The run's own roots (its settings), never what the command's environment says.
@@ -47,7 +56,6 @@ class Places:
         # identity alone (exempt.Exempt.is_root): (head, st, name) -> bool. Bound here,
         # as the commonest call of all pays for every extra call level.
         self.is_exempt_root = self._exempt.is_root
-        self._uid = str(os.getuid())
         self._anchors = [os.path.realpath(a) for a in (*roots, os.getcwd())]
         self._roots = tuple(os.path.realpath(r) for r in roots)
         self._ignored = {}  # real parent directory -> does git call it a build tree?
@@ -63,14 +71,17 @@ class Places:
         """As exempt.Exempt.heads."""
         return self._exempt.heads()
 
-    def left_to_kernel(self, path, tid, parent, st):
+    def left_to_kernel(self, path, tid, parent, st, entry=None):
         """A short reason when the kernel should do this deletion itself, else None.
-        parent: os.path.dirname(path); st: the stat of the directory the call acts in."""
+        parent: os.path.dirname(path); st: the stat of the directory the call acts in;
+        entry: (the caller's parent descriptor, the name) through which safedel's own
+        files are read before the kernel may delete them; None where nothing is there
+        to read yet (a rename's destination), which judges them by place alone."""
         # First the commonest answer (temp files); the order changes no outcome.
         # path is real already: its parent came from the kernel.
         if path.startswith(self._exempt_prefixes) and self._exempt.covers(path, parent, st):
             return "exempt"
-        if self._own_bookkeeping(path, parent, tid):
+        if self._own_bookkeeping(path, parent, tid, st, entry):
             return "safedel's own files"
         parts = parent.split(os.sep)
         if ".git" in parts:
@@ -110,11 +121,11 @@ class Places:
     def close(self):
         self._blobs.close()
 
-    def state_refusal(self, path, tid):
+    def state_refusal(self, path, tid, entry=None):
         """Why the net refuses this deletion in the state directory, or None."""
         if not self.in_state(path) or _is_report(path, self._report):
             return None
-        return None if self._state_allows(path, tid) else "safedel's own state"
+        return None if self._state_allows(path, tid, entry) else "safedel's own state"
 
     def state_move_refusal(self, path, tid):
         """Why the net refuses to rename this entry of the state directory, or None.
@@ -132,34 +143,18 @@ class Places:
     def in_state(self, path):
         return path.startswith(self._state) or path + os.sep in self._state
 
-    def _state_allows(self, path, tid):
+    def _state_allows(self, path, tid, entry=None):
         caller = walk.tgid_of(tid)
-        return statefiles.verdict(path, self._state[0], caller) == statefiles.KERNEL
+        return statefiles.verdict(path, self._state[0], caller, entry) == statefiles.KERNEL
 
-    def _own_bookkeeping(self, path, parent, tid):
-        by_pid = parent.endswith(os.sep + runpointer.BY_PID) and not path.startswith(self._state)
-        if by_pid and statefiles.own_pointer(path, walk.tgid_of(tid)):
-            return True  # a nested run's own pointer, in a place outside the state dir
+    def _own_bookkeeping(self, path, parent, tid, st, entry):
+        if pointerfiles.own(path, parent, st, tid, entry):
+            return True  # checked first: a pointer folder may lie in the state dir
         if path.startswith(self._state):
             if _is_report(path, self._report):
                 return False
-            return self._state_allows(path, tid)
-        trash = next((t for t in self._trashes if path.startswith(t)), None)
-        if trash is None:
-            trash = self._topdir_trash(parent)
-        return trash is not None and _trash_bookkeeping(trash, path[len(trash) :])
-
-    def _topdir_trash(self, parent):
-        """The per-user trash of a mount ('.Trash-UID', '.Trash/UID') holding parent."""
-        if ".Trash" not in parent:
-            return None
-        parts = parent.split(os.sep)
-        for i, part in enumerate(parts):
-            if part == f".Trash-{self._uid}":
-                return os.sep.join(parts[: i + 1]) + os.sep
-            if part == ".Trash" and i + 1 < len(parts) and parts[i + 1] == self._uid:
-                return os.sep.join(parts[: i + 2]) + os.sep
-        return None
+            return self._state_allows(path, tid, entry)
+        return self._trashes.bookkeeping(path, parent, st, entry)
 
     def _ignored_tree(self, parent, st):
         # git's verdict is about the path (kept across a rebuild that makes build/
@@ -198,20 +193,6 @@ class Places:
 def _prefixes(roots):
     """'root/' for each real root: a path strictly inside starts with one of them."""
     return tuple(os.path.realpath(r).rstrip(os.sep) + os.sep for r in roots if r)
-
-
-def _trash_bookkeeping(trash, relative):
-    """Inside a trash dir: what safedel (or a trash tool) keeps about the trash, not
-    what the trash holds. An info file whose item is still in files/ is judged with
-    it: emptying the trash removes the item first, and when that is refused the item
-    must keep its info file (its name and where it came from)."""
-    head, _, rest = relative.lstrip(os.sep).partition(os.sep)
-    if head == "info":
-        if os.sep in rest or not rest.endswith(".trashinfo"):
-            return False
-        item = os.path.join(trash, "files", rest[: -len(".trashinfo")])
-        return not os.path.lexists(item)
-    return not rest and os.fsencode(head).startswith(_TRASH_CACHES)
 
 
 def _is_report(path, report):

@@ -1,26 +1,25 @@
 """What the net lets delete for real in safedel's state directory, and nothing more.
 
 The state directory holds what a run cannot be trusted to undo: the guard's ledgers,
-approvals, run records, run pointers. A command that removes them resets its count or
-forges its consent, so the net refuses every deletion there (EPERM and a marker, as
-the rm shim refuses it), except the few that safedel's own shims and launchers make,
-each known by its exact name (renames over a file are not deletions the net sees):
+approvals, run records. A command that removes them resets its count or forges its
+consent, so the net refuses every deletion there (EPERM and a marker, as the rm shim
+refuses it), except the few that safedel's own shims and launchers make. Each is
+known by its exact place and name, and by what it is: the file is read through the
+caller's descriptor (fileshape), so a file of the user's given such a name is refused
+like the rest (renames over a file are not deletions the net sees):
 
-<<<<<<< HEAD
-- the guard's pruning (core.guardturn.prune, the Node shim's ledgerturn.cjs): a ledger or
-=======
-- the guard's pruning (core/guard/turn.py's prune, the Node shim's ledger.cjs): a ledger or
->>>>>>> splits
-  signal file `bulk-guard|signals/<session>/<name>` untouched for a day (by the later of mtime and
-  ctime), and the emptied session directory once it too is a day old;
+- the guard's pruning (core/guard/turn.py's prune, the Node shim's ledgerturn.cjs): a
+  ledger or signal file `bulk-guard|signals/<session>/<name>` of JSON lines untouched
+  for a day (by the later of mtime and ctime), and the emptied session directory once
+  it too is a day old;
 - a signal claimed by its reader (core/guard/signals.py's _claim):
-  `signals/<session>/.<name>.<pid>.<hex>.taking`, pid the caller's own;
-- a process's own run pointer when it ends (core/contract/runpointer.py's unpoint):
-  `by-pid/<pid>-<start>`, pid the caller's own; the same name in the pointer places
-  outside the state directory too (own_pointer): a `safedel run` inside a run removes
-  its own pointers there, and that is its bookkeeping, not a deletion to judge;
+  `signals/<session>/.<name>.<pid>.<hex>.taking` of JSON lines, pid the caller's own;
 - the prompt's git link made aside (shells.promptgit): `prompt-git/<hash>/git.<pid>`,
-  pid the caller's own.
+  a symlink, pid the caller's own.
+
+A run's own pointer (`by-pid/`, in the default state directory) is not judged here
+but where every pointer folder is (pointerfiles): a `by-pid` folder of the state
+directory that is no pointer folder is refused like the rest.
 
 The report and its rotated segments are judged like any path (see places).
 
@@ -36,40 +35,31 @@ import os
 import stat
 import time
 
-from ..core.contract import runpointer
 from ..core.guard import ledger
+from . import fileshape
 
 KERNEL, REFUSE = "kernel", "refuse"
 
 
-def verdict(path, state, caller_pid):
+def verdict(path, state, caller_pid, entry=None):
     """KERNEL or REFUSE for path (real, str) inside the state dir (state: its real path
-    and a trailing '/'); caller_pid: the calling process (thread group) id."""
+    and a trailing '/'); caller_pid: the calling process (thread group) id. entry: (the
+    caller's parent descriptor, name) to read the file through; None judges by place
+    and name alone (a rename)."""
     parts = path[len(state) :].split(os.sep)
-    if len(parts) == 2 and parts[0] == runpointer.BY_PID:
-        return KERNEL if parts[1].partition("-")[0] == str(caller_pid) else REFUSE
     if len(parts) == 3 and parts[0] == "prompt-git":
-        return KERNEL if parts[2] == f"git.{caller_pid}" else REFUSE
+        own = parts[2] == f"git.{caller_pid}" and (entry is None or _a_link(entry))
+        return KERNEL if own else REFUSE
     if parts[0] not in (ledger.LEDGERS, ledger.SIGNALS) or len(parts) not in (2, 3):
         return REFUSE
-    if len(parts) == 3 and parts[0] == ledger.SIGNALS and _claimed_by(parts[2], caller_pid):
-        return KERNEL
-    return KERNEL if _pruned(path, len(parts) == 2) else REFUSE
-
-
-def own_pointer(path, caller_pid):
-    """Whether path (real) is the caller's own run pointer, `<pid>-<start time>` of the
-    caller itself, in a pointer place of this user (core/contract/runpointer.py)."""
-    folder, name = os.path.split(path)
-    if not name.startswith(f"{caller_pid}-") or name != runpointer.pid_key(caller_pid):
-        return False
-    if not _places:
-        found = {os.path.join(root, *parts) for root, parts in runpointer.places()}
-        _places.append({os.path.realpath(p) for p in found})
-    return folder in _places[0]
-
-
-_places = []  # the real paths of the pointer places, found at the first pointer
+    is_file = len(parts) == 3
+    if is_file and parts[0] == ledger.SIGNALS and _claimed_by(parts[2], caller_pid):
+        allowed = True
+    else:
+        allowed = _pruned(path, not is_file)
+    if allowed and is_file and entry is not None:
+        allowed = _json_lines(entry)  # what the guard writes, not a file named like it
+    return KERNEL if allowed else REFUSE
 
 
 def may_rename(path, state, caller_pid):
@@ -81,6 +71,18 @@ def may_rename(path, state, caller_pid):
     if len(parts) == 3 and parts[0] == "prompt-git":
         return name == f"git.{caller_pid}"
     return len(parts) == 3 and parts[0] == ledger.SIGNALS  # claimed by its reader
+
+
+def _a_link(entry):
+    """A symlink holds no data but where it points."""
+    try:
+        return stat.S_ISLNK(os.stat(entry[1], dir_fd=entry[0], follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _json_lines(entry):
+    return fileshape.json_lines(fileshape.read(entry, fileshape.LEDGER_MAX))
 
 
 def _claimed_by(name, pid):

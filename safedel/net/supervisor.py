@@ -206,7 +206,8 @@ class Supervisor:
             # directory the call acts in; otherwise the call is judged like any other.
             # (A call straight inside an exempt root was let through by net/quick.py.)
             parent = os.fstat(found.parent_fd)
-            left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
+            entry = (found.parent_fd, found.name)
+            left = self._places.left_to_kernel(found.path, tid, found.parent, parent, entry)
             if left and found.acts_here(parent):
                 channel.answer(notif_id, proceed=True)
                 return
@@ -215,7 +216,7 @@ class Supervisor:
             except OSError as exc:
                 channel.answer(notif_id, exc.errno or errno.EIO)
                 return
-            refusal = self._places.state_refusal(found.path, tid)
+            refusal = self._places.state_refusal(found.path, tid, entry)
             if refusal:
                 if channel.still_valid(notif_id):
                     self._fail_closed(found.path, refusal)

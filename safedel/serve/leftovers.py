@@ -96,7 +96,9 @@ class Records:
 
     def end_leftovers(self):
         """Kill what the runs of a dead server left running; forget their records.
-        Then open this server's journal, so that its first run creates no file."""
+        Then open this server's journal, so that its first run creates no file.
+        Whether a dead server's journal or record was found (its net may have died
+        mid-move: executor/killedruns.py sweeps the trash then)."""
         listed, done = {}, []
         for name in os.listdir(self.dir):
             path = os.path.join(self.dir, name)
@@ -121,6 +123,7 @@ class Records:
                 pass
         with self._lock:
             self._open()
+        return bool(done)
 
 
 def _replay(text):
@@ -164,7 +167,7 @@ def _end(listed):
             except (OSError, ValueError):
                 pass
     _kill_marked({mark + name.encode() + b"\0" for mark in MARKS for name in listed})
-    from .pointers import forget
+    from ..core.contract.stalepointers import forget
 
     forget(roots)  # harmless once the root is gone, but not left to pile up
 

@@ -168,22 +168,6 @@ def _libc():
     return _loaded[0]
 
 
-def forget(names):
-    """Remove the pointers of these names (`<pid>-<start time>`) from every place: the
-    runs of a server killed before it could remove them (leftovers.py)."""
-    for root, parts in runpointer.places() if names else ():
-        try:
-            folder = runpointer.open_place(root, parts, create=False)
-        except OSError:
-            continue
-        with folder:
-            for name in names:
-                try:
-                    folder.unlink(name)
-                except OSError:
-                    pass
-
-
 def spawner(forks, net, pointer, actions):
     """The executor's spawn for a served run (os.posix_spawn's signature, the pid back).
     On Linux every run is started by the fork server's child (or the direct fork), so

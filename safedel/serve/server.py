@@ -19,7 +19,7 @@ import traceback
 
 from .. import __version__
 from ..core.contract import settings as core_settings
-from ..executor import environ, limits, shimhome
+from ..executor import environ, killedruns, limits, shimhome
 from . import (
     asking,
     commands,
@@ -71,7 +71,15 @@ class Server:
         self.folders = pointers.Folders()  # where the runs' pointers go
         leftovers.raise_fd_limit()
         self.records = leftovers.Records(private)
-        self.records.end_leftovers()
+        self.predecessor_died = self.records.end_leftovers()
+
+    def sweep_trash(self):
+        """Once the ending signals are handled, before the first request: a server or
+        a run killed mid-move left an info file without its item (killedruns.py)."""
+        try:
+            killedruns.sweep(force=self.predecessor_died)
+        except OSError:
+            pass
 
     # -- the processes it started (leftovers.py) ------------------------------------
     def expect(self, run_id):
@@ -182,6 +190,7 @@ def serve_socket(path, allow_unprotected=False):
         os.unlink(path)
         raise
     wake_r, _ = _signal_pipe()
+    server.sweep_trash()
     import selectors
 
     selector = selectors.DefaultSelector()
@@ -237,6 +246,7 @@ def serve_stdio(allow_unprotected=False):
     server = Server(private, allow_unprotected)
     conn = transport.Connection(rfd, wfd, "stdio")
     wake_r, wake_w = _signal_pipe()
+    server.sweep_trash()
 
     def read():
         server.serve_connection(conn)

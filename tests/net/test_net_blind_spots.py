@@ -61,15 +61,24 @@ def test_the_state_directory_is_refused_to_any_remover(sandbox, remover):
 
 
 def test_what_the_shims_delete_in_the_state_directory_is_left_to_the_kernel(sandbox):
-    """A process's own run pointer; another's is the kernel's to refuse."""
+    """A signal its reader claimed (JSON) goes; a file of data given the same kind of
+    name by the same process stays, and so does anything under by-pid, which is no
+    pointer folder here (test_net_bookkeeping.py has the real ones)."""
     require_net()
+    signals = sandbox.state / "signals" / "37a8eec1ce19687d"
+    signals.mkdir(parents=True)
     pointers = sandbox.state / "by-pid"
     pointers.mkdir()
     (pointers / "1-99").write_text("another process's pointer")
-    script = f"echo x > {pointers}/$$-42; exec /bin/rm {pointers}/$$-42 {pointers}/1-99"
+    script = (
+        f"cd {signals} && echo '{{\"count\": 3}}' > .t.$$.ab.taking &&"
+        f" echo precious > .u.$$.cd.taking && echo x > {pointers}/$$-42 &&"
+        f" exec /bin/rm .t.$$.ab.taking .u.$$.cd.taking {pointers}/$$-42 {pointers}/1-99"
+    )
     done = sandbox.run("sh", "-c", script)
-    assert sorted(os.listdir(pointers)) == ["1-99"], done.stderr
-    assert b"1-99': Operation not permitted" in done.stderr, done.stderr
+    assert [p.read_text() for p in signals.iterdir()] == ["precious\n"], done.stderr
+    assert sorted(os.listdir(pointers))[0] == "1-99" and len(os.listdir(pointers)) == 2
+    assert done.stderr.count(b"Operation not permitted") == 3, done.stderr
     assert sandbox.trashed_names() == []
 
 

@@ -1,6 +1,7 @@
 """The environment contract a run hands every shim: settings (SAFEDEL_* and the config
 scopes), host (terminal, CI, editor, agent harness), and the run's fixed values in its
-run record, found through a run pointer.
+run record, found through a run pointer (runpointer); the pointers of runs that did
+not end (stalepointers).
 
 settings  : the environment and the config file, read into one Settings value
 userconfig: the user config file's values as they apply (what it widens waits)

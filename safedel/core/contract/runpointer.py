@@ -248,9 +248,9 @@ def _search(start=0):
 
 def _lookup(pending, directories, name):
     """The pointer called name in the places open so far, then in each next place."""
-    record = _read_pointer(directories, name)
+    record = read_pointer(directories, name)
     while record is None and _open_next(pending, directories):
-        record = _read_pointer(directories[-1:], name)
+        record = read_pointer(directories[-1:], name)
     return record
 
 
@@ -265,7 +265,7 @@ def _open_next(pending, directories):
     return False
 
 
-def _read_pointer(directories, name):
+def read_pointer(directories, name):
     from .runrecord import read_closing
 
     for directory in directories:

@@ -67,6 +67,29 @@ def parse(content):
     return path, date or ""
 
 
+def well_formed(content):
+    """Whether content is an info file as safedel and other trash tools write it: a
+    `[Trash Info]` line, one Path= (percent-encoded) and at most one DeletionDate=, or
+    nothing yet (a move creates the file before it writes it). A file of the user's
+    that is named like one is not: what removes orphans for real checks this first."""
+    if not content:
+        return content == b""
+    lines = [line.rstrip(b"\r") for line in content.split(b"\n")]
+    if lines[0] != b"[Trash Info]":
+        return False
+    seen = set()
+    for line in lines[1:]:
+        if not line:
+            continue
+        key, equals, value = line.partition(b"=")
+        if not equals or key not in (b"Path", b"DeletionDate") or key in seen:
+            return False
+        if not all(0x21 <= byte <= 0x7E for byte in value):  # percent-encoded, or a date
+            return False
+        seen.add(key)
+    return b"Path" in seen
+
+
 def _truncate(name, limit):
     """Cut name to at most limit bytes without splitting a UTF-8 sequence."""
     if len(name) <= limit:

@@ -3,8 +3,10 @@
 The order of operations is what keeps data safe: the info file is created with
 O_EXCL (which also reserves the entry name against racing processes), then the item
 is renamed into files/. If the rename fails the info file is removed again, so a
-failure leaves the item where it was and no orphan behind. A file that arrives with
-other hard links gets an inode of its own there (hardlinks.py).
+failure leaves the item where it was and no orphan behind. The info file stays locked
+and read-only until the item is in: a process killed in between leaves one that the
+next sweep knows for abandoned (inflight.py). A file that arrives with other hard
+links gets an inode of its own there (hardlinks.py).
 """
 
 import errno
@@ -16,7 +18,7 @@ from .. import resolve
 from ..outcome import DeletionError
 from ..printable import printable
 from ..private import EXCLUSIVE
-from . import dirs, hardlinks, info
+from . import dirs, hardlinks, inflight, info
 
 _INFO_FLAGS = (
     os.O_WRONLY
@@ -139,35 +141,39 @@ def _move(target, absolute, st, location):
         info_path = os.path.join(location.root, b"info", info_name)
         entry = os.path.join(location.root, b"files", name)
         try:
-            fd = os.open(info_name, _INFO_FLAGS, 0o600, dir_fd=info_fd)
+            fd = os.open(info_name, _INFO_FLAGS, inflight.IN_FLIGHT, dir_fd=info_fd)
         except FileExistsError:
             continue
         except OSError as exc:
             raise _failure(exc, "cannot create the trash info file", absolute) from None
-        if _exists(name, files_fd):
-            os.close(fd)
-            _discard(info_name, info_fd)
-            continue
         try:
+            # Locked from before its first byte until the item is in files/ (or it is
+            # discarded): a sweep never takes it for an orphan meanwhile (inflight).
+            if not inflight.hold(fd, info_name, info_fd):
+                continue  # a sweep took the empty file before the lock was ours
+            if _exists(name, files_fd):
+                _discard(info_name, info_fd)
+                continue
             try:
                 if os.write(fd, content) != len(content):
                     # Only a full disk cuts a write this small short.
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            finally:
-                os.close(fd)
-            if isinstance(target, tuple):  # (name, parent descriptor): a long path
-                os.rename(target[0], name, src_dir_fd=target[1], dst_dir_fd=files_fd)
-            else:
-                os.rename(target, name, dst_dir_fd=files_fd)
-        except OSError as exc:
-            _discard(info_name, info_fd)
-            raise _failure(exc, "cannot move it into the trash", absolute) from None
-        try:
-            hardlinks.make_own(files_fd, name, target)
-        except OSError as exc:  # back in place, under its own name
-            _discard(info_name, info_fd)
-            what = "cannot copy a file with other hard links to the trash"
-            raise _failure(exc, what, absolute) from None
+                if isinstance(target, tuple):  # (name, parent descriptor): a long path
+                    os.rename(target[0], name, src_dir_fd=target[1], dst_dir_fd=files_fd)
+                else:
+                    os.rename(target, name, dst_dir_fd=files_fd)
+            except OSError as exc:
+                _discard(info_name, info_fd)
+                raise _failure(exc, "cannot move it into the trash", absolute) from None
+            try:
+                hardlinks.make_own(files_fd, name, target)
+            except OSError as exc:  # back in place, under its own name
+                _discard(info_name, info_fd)
+                what = "cannot copy a file with other hard links to the trash"
+                raise _failure(exc, what, absolute) from None
+            inflight.done(fd)
+        finally:
+            os.close(fd)
         return TrashRecord(
             os.fsdecode(absolute),
             os.fsdecode(entry),

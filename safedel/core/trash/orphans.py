@@ -2,22 +2,31 @@
 
 An info file without its payload is left when a process is killed between creating
 the info file and the rename (or mid-purge): trash-list shows an entry that cannot be
-restored. A young one may be a trash in flight in another process, so only those older
-than ten minutes are removed. A payload without an info file is never deleted: it is
-listed, and `safedel restore --orphan NAME --to PATH` can put it back.
+restored. One whose mover is known to be gone (inflight.py: still read-only, and its
+lock free) is removed at once; any other may be a trash in flight in another process
+(the Node shim's, which cannot lock), so only those older than ten minutes are. What
+is removed must read as an info file (info.well_formed): a file of the user's named
+like one stays. A payload without an info file is never deleted: it is listed, and
+`safedel restore --orphan NAME --to PATH` can put it back.
 """
 
 import os
+import stat
 import time
 
+from . import inflight
 from . import info as trashinfo
 
 GRACE_SECONDS = 600
 SWEEP_EVERY_SECONDS = 3600
+_OPEN = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_OPEN |= getattr(os, "O_CLOEXEC", 0)
+_INFO_MAX = 64 * 1024
 
 
 def scan(root, now=None):
-    """(info files older than the grace without a payload, payload names without info)."""
+    """(info files without a payload that a sweep removes now, payload names without
+    info)."""
     now = time.time() if now is None else now
     info_dir, files_dir = os.path.join(root, b"info"), os.path.join(root, b"files")
     try:
@@ -35,28 +44,70 @@ def scan(root, now=None):
         if name in payloads:
             continue
         path = os.path.join(info_dir, info)
-        try:
-            if now - os.lstat(path).st_mtime > GRACE_SECONDS:
-                stale.append(path)
-        except OSError:
-            continue
+        fd = _sweepable(path, now)
+        if fd is not None:
+            os.close(fd)  # its lock goes with it: repair() takes it again
+            stale.append(path)
     return stale, sorted(payloads - named)
+
+
+def _sweepable(path, now):
+    """A descriptor holding the lock of the info file at path when a sweep may remove
+    it now (an info file whose mover is gone, or older than the grace), else None."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None  # a device is never opened, whatever its name
+        fd = os.open(path, _OPEN)
+    except OSError:
+        return None
+    try:
+        if not inflight.lock(fd):
+            raise OSError  # a move under way
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not _still(path, st):
+            raise OSError
+        if not inflight.abandoned(st) and now - st.st_mtime <= GRACE_SECONDS:
+            raise OSError  # one that may be under way (a mover that cannot lock)
+        content = os.read(fd, _INFO_MAX + 1)
+        if len(content) > _INFO_MAX or not trashinfo.well_formed(content):
+            raise OSError  # not an info file, whatever its name
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _still(path, st):
+    """Whether path still names the file st describes."""
+    try:
+        now = os.lstat(path)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
 
 
 def repair(root, now=None):
     """Remove root's stale info files; return (removed, payloads without info)."""
+    now = time.time() if now is None else now
     stale, lonely = scan(root, now)
     removed = []
     for path in stale:
-        # Re-check just before: a payload that arrived meanwhile keeps its info file.
-        name = os.path.basename(path)[: -len(trashinfo.INFO_SUFFIX)]
-        if os.path.lexists(os.path.join(root, b"files", name)):
+        fd = _sweepable(path, now)  # held locked: no other sweep acts on it meanwhile
+        if fd is None:
             continue
         try:
-            os.unlink(path)
-            removed.append(path)
+            # Re-checked just before: a payload that arrived meanwhile keeps its info
+            # file, and only the very file judged goes.
+            name = os.path.basename(path)[: -len(trashinfo.INFO_SUFFIX)]
+            if os.path.lexists(os.path.join(root, b"files", name)):
+                continue
+            if _still(path, os.fstat(fd)):
+                os.unlink(path)
+                removed.append(path)
         except OSError:
             continue
+        finally:
+            os.close(fd)
     return removed, lonely
 
 
