@@ -170,7 +170,12 @@ def list_(
         typer.echo(json.dumps(rows))
     elif not found:
         filtered = prefix or since or turn or session
-        typer.echo("Nothing in the trash matches." if filtered else "The trash is empty.")
+        skipped = catalog.say_skipped(warn)
+        if skipped:
+            dirs = f"{skipped} trash dir{'s' if skipped != 1 else ''}"
+            typer.echo(f"Nothing listed: {dirs} could not be read safely (see above).")
+        else:
+            typer.echo("Nothing in the trash matches." if filtered else "The trash is empty.")
     else:
         from rich.console import Console
 

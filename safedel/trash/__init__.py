@@ -1,7 +1,10 @@
 """What a person does with the trash: list, restore, undo, purge, retention, health.
 
 catalog, catalogcache, catalogquery, catalogtable: the trash catalog behind `list`
+entrycheck : what is wrong with an entry, as its info file and name show
+opentrash  : a trash dir held open by descriptor while a restore or purge acts in it
 restore, restoreflow, restorewalk, noreplace: putting items back by rename
+restorelanding: where a restore may land (never in a trash dir, never through /proc)
 recyclebin : the Windows recycle bin behind the same small interface
 purge, retention, reportretention: purge and its scheduled passes
 undo       : undoing a turn from the report

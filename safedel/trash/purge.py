@@ -14,7 +14,7 @@ import time
 from ..core import resolve
 from ..core.report import write
 from ..core.trash import dirsizes, realdelete
-from . import catalog
+from . import catalog, opentrash, recyclebin
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.I)
 _AGE = re.compile(r"(\d+)([smhdw])")
@@ -48,8 +48,15 @@ class Selection:
 
 
 def select(selection, report_path, warn=None, now=None):
-    """The items every given selector agrees on, oldest first."""
-    found = [item for item in catalog.items(warn=warn) if item.kind != "missing"]
+    """The items every given selector agrees on, oldest first. A damaged entry (its
+    name not one plain component) is never among them: it is named and left."""
+    found = []
+    for item in catalog.items(warn=warn):
+        damaged = opentrash.why_not_actionable(item)
+        if damaged and warn:
+            warn(f"not purged: {damaged}")
+        elif not damaged and item.kind != "missing":
+            found.append(item)
     if selection.prefix is not None:
         found = [item for item in found if catalog.under(item, selection.prefix)]
     if selection.older_than is not None:
@@ -85,6 +92,8 @@ def sizes(items):
     by_root = {}
     found = {}
     for item in items:
+        if opentrash.why_not_actionable(item):
+            continue  # files/ + a damaged name is files/ itself, or the trash dir
         # A recycle-bin entry, or a catalog-cache line, already says its size.
         if getattr(item, "size", None) is not None:
             found[item.file_path] = item.size
@@ -138,18 +147,44 @@ def mount_inside(path):
 
 
 def purge_item(item):
-    """Delete one item for good: payload, then its info file. Raises OSError."""
+    """Delete one item for good: payload, then its info file. Raises OSError.
+
+    Through its trash dir held open (opentrash.py): the info file is read again and
+    must still say what the chosen item said (a catalog cache line is a hint), and the
+    payload is removed in the files/ directory that was checked, by descriptor (a
+    files/ swapped for a symlink since is never followed). An entry whose name is not
+    one plain component, or that has no info file, is never purged."""
+    if isinstance(item, recyclebin.RecycledItem):
+        return _purge_recycled(item)
+    damaged = opentrash.why_not_actionable(item)
+    if damaged:
+        raise OSError(errno.EINVAL, damaged)
+    with opentrash.OpenTrash(item.root) as trash:
+        fresh = trash.read(item.name)
+        if fresh is None:
+            raise OSError(errno.ENOENT, "its info file is gone or cannot be read")
+        if not opentrash.same_entry(fresh, item):
+            raise OSError(errno.EAGAIN, "its info file changed since it was chosen")
+        st = trash.payload(item.name)
+        if st is not None:
+            point = mount_inside(item.file_path)
+            if point is not None:
+                shown = os.fsdecode(point)
+                raise OSError(errno.EBUSY, f"a file system is mounted inside it, at {shown}")
+            files = os.path.join(item.root, b"files")
+            target = resolve.Target(item.file_path, files, item.name, st, False, trash.files_id)
+            realdelete.remove(target)
+        trash.drop_info(item.name)
+    dirsizes.forget(item.root, item.name)
+
+
+def _purge_recycled(item):
     if os.path.lexists(item.file_path):
-        point = mount_inside(item.file_path)
-        if point is not None:
-            shown = os.fsdecode(point)
-            raise OSError(errno.EBUSY, f"a file system is mounted inside it, at {shown}")
         realdelete.remove(resolve.resolve(item.file_path))
     try:
         os.unlink(item.info_path)
     except FileNotFoundError:
         pass
-    dirsizes.forget(item.root, item.name)
 
 
 def purge_event(settings, item, size):
