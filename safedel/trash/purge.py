@@ -14,7 +14,7 @@ import time
 from ..core import resolve
 from ..core.report import write
 from ..core.trash import dirsizes, realdelete
-from . import catalog, opentrash, recyclebin
+from . import catalog, itemtimes, opentrash, recyclebin
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.I)
 _AGE = re.compile(r"(\d+)([smhdw])")
@@ -63,28 +63,59 @@ def select(selection, report_path, warn=None, now=None):
         cutoff = (time.time() if now is None else now) - selection.older_than
         found = [item for item in found if trashed_at(item) < cutoff]
     if selection.turn or selection.session or selection.regenerable:
-        wanted = {}
-        fields = {"turn": selection.turn, "session": selection.session}
-        fields = {k: v for k, v in fields.items() if v}
-        if selection.regenerable:
-            fields["counted"] = False
-        for event in write.read_matching(report_path, warn, **fields):
-            if event.get("operation") != "trash" or not event.get("trashPath"):
-                continue
-            if selection.turn and event.get("turn") != selection.turn:
-                continue
-            if selection.session and event.get("session") != selection.session:
-                continue
-            if selection.regenerable and event.get("counted", True) is not False:
-                continue
-            wanted[os.fsencode(event["trashPath"])] = event
-        # The name in the trash alone is not enough: a later item may have taken it.
-        found = [
-            item
-            for item in found
-            if item.file_path in wanted and catalog.same_item(item, wanted[item.file_path])
-        ]
+        found = _reported(selection, found, report_path, warn)
+    if selection.regenerable:
+        window = selection.older_than or CHURN_DEFAULT
+        found = [item for item in found if churn(item, window)]
     return found
+
+
+# How short a life makes an item churn, for `purge --regenerable` without --older-than.
+CHURN_DEFAULT = 86400
+
+
+def _reported(selection, found, report_path, warn):
+    """The items of found whose trash event puts them in the turn, the session, or
+    among the uncounted. The report only narrows, and an item has one event: the first
+    that names its own info file and original path after it entered the trash by the
+    kernel's clock (itemtimes.py), not by its DeletionDate= (text). A line appended
+    later, claiming an item safedel trashed for another turn, never moves it."""
+    by_info = {item.info_path: item for item in found}
+    first = {}
+    for event in write.read_matching(report_path, warn, operation="trash"):
+        info_path = event.get("infoPath")
+        if not isinstance(info_path, str):
+            continue
+        key = os.fsencode(info_path)
+        item = by_info.get(key)
+        if item is not None and key not in first and _names(item, event):
+            first[key] = event
+    return [item for item in found if _chosen(selection, first.get(item.info_path))]
+
+
+def _chosen(selection, event):
+    if event is None:
+        return False
+    if selection.turn and event.get("turn") != selection.turn:
+        return False
+    if selection.session and event.get("session") != selection.session:
+        return False
+    return not selection.regenerable or event.get("counted", True) is False
+
+
+def _names(item, event):
+    stamp = event.get("timestamp")
+    if not isinstance(stamp, (int, float)) or not catalog.same_item(item, event):
+        return False
+    return stamp / 1000 + 1 >= itemtimes.entered_trash(item)
+
+
+def churn(item, window):
+    """Whether the trash itself shows item was short-lived: its inode, the one renamed
+    into the trash, had lived no longer than window (seconds) when it went in. A line
+    in the report may claim any item was uncounted; a birth time cannot be set back."""
+    lived = itemtimes.lived_before_trash(item)
+    return lived is not None and lived <= window
 
 
 def sizes(items):
