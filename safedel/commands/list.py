@@ -180,3 +180,9 @@ def list_(
         from rich.console import Console
 
         Console().print(table(found, size_of))
+    if not (prefix or since or turn or session):
+        from ..trash import retention
+
+        over = retention.over_max_size(sum(size_of.get(i.file_path, 0) for i in found))
+        if over:
+            warn(over)

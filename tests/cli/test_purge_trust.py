@@ -1,11 +1,14 @@
 """Retention and purge decide from the trash itself, never from a report line (issue #29,
-case 7). The attacker is the command inside `safedel run`, which may append anything
-to the report."""
+cases 7 and 8). The attacker is the command inside `safedel run`, which may append
+anything to the report; and uid 65534, who fills a shared directory with junk that the
+user's command then trashes."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -137,6 +140,78 @@ def test_a_forged_line_cannot_even_be_written_by_another_user(sandbox, tmp_path)
     done = subprocess.run([*prefix, "sh", "-c", script], capture_output=True)
     assert done.returncode != 0 and b"Permission denied" in done.stderr
     assert sandbox.report_path.read_bytes() == before
+
+
+def fill(path, size):
+    with open(path, "wb") as handle:
+        handle.write(os.urandom(size))
+
+
+def test_max_size_never_evicts_the_users_items_for_a_commands_junk(sandbox):
+    """Case 8: over max_size, the pass purges nothing, and list and doctor say so,
+    naming the setting. The user's older items stay, byte for byte."""
+    kept = {}
+    for name in ("old1", "old2"):
+        fill(sandbox.work / name, 3000)
+        kept[name] = (sandbox.work / name).read_bytes()
+        run(sandbox, "t-user", "rm", name)
+    config = sandbox.home / ".config" / "safedel" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('max_size = "8K"\n')
+    run(sandbox, "t-junk", "sh", "-c", "head -c 20000 /dev/urandom > junk && rm junk")
+    values = json.dumps({"max_size": "8K"})
+    done = safedel(sandbox, "purge", "--retention-pass", "--retention-values", values)
+    assert done.returncode == 0, done.stderr
+    assert listed(sandbox) == ["junk", "old1", "old2"]
+    for name, data in kept.items():
+        assert (sandbox.trash / "files" / name).read_bytes() == data
+    shown = safedel(sandbox, "list")
+    assert shown.returncode == 0 and b"over max_size = '8K'" in shown.stderr, shown.stderr
+    assert b"nothing is purged to make room" in shown.stderr
+    doctor = json.loads(safedel(sandbox, "doctor", "--json").stdout)
+    (size,) = [row for row in doctor if row["check"] == "trash size"]
+    assert not size["ok"] and "over max_size = '8K'" in size["detail"]
+    # A run whose daily pass is due starts none for max_size alone: it would do nothing.
+    stamp = sandbox.state / "retention.stamp"
+    if stamp.exists():
+        stamp.unlink()
+    run(sandbox, "t-after", "true")
+    assert not stamp.exists()
+    # What a person may still choose: the oldest items that would go, listed first.
+    dry = safedel(sandbox, "purge", "--max-size", "8K", "--dry-run")
+    assert dry.returncode == 0 and b"/old1" in dry.stdout, dry.stdout
+
+
+@pytest.fixture
+def shared():
+    """A fresh directory every user may write (0777, no sticky bit), under /var/tmp:
+    pytest's own tmp_path is private to root."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as uid 65534")
+    base = tempfile.mkdtemp(prefix="safedel-shared-", dir="/var/tmp")
+    os.chmod(base, 0o777)
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_junk_another_user_leaves_in_a_shared_dir_evicts_nothing(sandbox, shared):
+    """Case 8 as uid 65534: they fill a shared directory the user's command cleans;
+    that junk in the user's trash pushes none of the user's items out."""
+    fill(sandbox.work / "mine", 4000)
+    mine = (sandbox.work / "mine").read_bytes()
+    run(sandbox, "t-user", "rm", "mine")
+    prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    script = f"for i in 1 2 3; do head -c 9000 /dev/urandom > {shared}/junk$i; done"
+    assert subprocess.run([*prefix, "sh", "-c", script]).returncode == 0
+    run(sandbox, "t-clean", "sh", "-c", "rm -rf ./*", cwd=shared)
+    assert sorted(listed(sandbox)) == ["junk1", "junk2", "junk3", "mine"]
+    values = json.dumps({"max_size": "10K", "retention": "3650d"})
+    done = safedel(sandbox, "purge", "--retention-pass", "--retention-values", values)
+    assert done.returncode == 0, done.stderr
+    assert (sandbox.trash / "files" / "mine").read_bytes() == mine
+    assert sorted(listed(sandbox)) == ["junk1", "junk2", "junk3", "mine"]
 
 
 def test_an_item_another_tool_trashed_is_claimed_by_the_first_line_naming_it(sandbox):
