@@ -67,7 +67,22 @@ def select(selection, report_path, warn=None, now=None):
     if selection.regenerable:
         window = selection.older_than or CHURN_DEFAULT
         found = [item for item in found if churn(item, window)]
-    return found
+    return [item for item in found if _as_listed(item, warn)]
+
+
+def _as_listed(item, warn):
+    """Whether item's info file says now what the listing said (a catalog cache line
+    is a hint, and any process of the user may write one): what purge lists, it
+    read from the info file itself."""
+    if isinstance(item, recyclebin.RecycledItem):
+        return True
+    fresh = catalog.refresh(item)
+    if fresh is not item and opentrash.same_entry(fresh, item):
+        return True
+    if warn:
+        shown = os.fsdecode(item.info_path)
+        warn(f"not purged: {shown} cannot be read, or does not say what the listing said")
+    return False
 
 
 # How short a life makes an item churn, for `purge --regenerable` without --older-than.
@@ -195,7 +210,7 @@ def purge_item(item):
         if fresh is None:
             raise OSError(errno.ENOENT, "its info file is gone or cannot be read")
         if not opentrash.same_entry(fresh, item):
-            raise OSError(errno.EAGAIN, "its info file changed since it was chosen")
+            raise OSError(errno.EAGAIN, "its info file no longer says what was chosen")
         st = trash.payload(item.name)
         if st is not None:
             point = mount_inside(item.file_path)

@@ -237,3 +237,27 @@ def test_an_item_another_tool_trashed_is_claimed_by_the_first_line_naming_it(san
         safedel(sandbox, "purge", "--retention-pass", "--retention-values", values).returncode == 0
     )
     assert (sandbox.trash / "files" / "precious").read_text() == "by trash-put"
+
+
+def test_a_report_rewritten_without_the_items_own_event_is_the_named_gap(sandbox):
+    """The other named gap: a command that rewrites the report (not only appends to
+    it), dropping the item's own event, makes its claim the first. `purge --turn` of
+    its turn lists the item before it asks; the daily regenerable pass still asks the
+    trash how long it lived, and keeps it."""
+    precious_and_churn(sandbox)
+    drop = "import os, sys; p = os.environ['SAFEDEL_REPORT']; lines = open(p).readlines(); "
+    drop += "open(p, 'w').writelines(l for l in lines if '/precious' not in l)"
+    run(sandbox, "t-evil", sys.executable, "-c", drop)
+    forge(sandbox, "t-evil")
+    dry = safedel(sandbox, "purge", "--turn", "t-evil", "--dry-run")
+    assert (
+        dry.returncode == 0 and b"/precious" in dry.stdout and b"would delete 1 item" in dry.stdout
+    )
+    done = safedel(sandbox, "purge", "--turn", "t-evil")  # no terminal, no --yes: it asks
+    assert done.returncode == 2 and b"add --yes" in done.stderr
+    aged(sandbox.trash / "files" / "precious", 2)
+    values = json.dumps({"regenerable_retention": "2s"})
+    assert (
+        safedel(sandbox, "purge", "--retention-pass", "--retention-values", values).returncode == 0
+    )
+    assert (sandbox.trash / "files" / "precious").read_bytes() == b"precious \x00\xff bytes"

@@ -347,3 +347,27 @@ def test_a_topdir_trash_root_swapped_by_another_user_is_never_followed(sandbox, 
     result = shared_mount_case(sandbox, f"swap-{action}")
     assert result["home"] == "PRECIOUS" and result["home_info"]
     assert result["refused"] > 0, result
+
+
+def test_a_forged_catalog_cache_never_chooses_what_purge_deletes(sandbox):
+    """Case 13: the catalog cache (safedel-catalog.v1) is the user's file like any
+    other. Rewritten to say the user's item came from the junk folder, it makes no
+    purge of that folder take the item: purge reads each chosen info file itself."""
+    from safedel.trash import catalogcache
+
+    trash_kept(sandbox)
+    (sandbox.work / "junk").mkdir()
+    (sandbox.work / "junk" / "x").write_text("junk")
+    run(sandbox, "t-junk", "rm", "-r", "junk")
+    assert safedel(sandbox, "list", "--json").returncode == 0  # writes the cache
+    root = os.fsencode(sandbox.trash)
+    cache = catalogcache.load(root)
+    sections = {name: list(cache[name]) for name in catalogcache.SECTIONS}
+    where = sections["names"].index(b"keep1")
+    sections["originals"][where] = os.fsencode(sandbox.work / "junk" / "keep1")
+    catalogcache.save(root, dict(cache.header), sections)
+    assert any(i.original.endswith(b"/junk/keep1") for i in catalog.items([root]))
+    done = safedel(sandbox, "purge", str(sandbox.work / "junk"), "--yes")
+    assert done.returncode == 0 and b"purged 1 of 1" in done.stdout, done
+    assert b"not purged: " in done.stderr and b"keep1.trashinfo" in done.stderr
+    assert_kept_in_trash(sandbox)
