@@ -122,7 +122,15 @@ def restore(item, conflict=REFUSE, trash_dir=None):
         reason = f"{shown} is not restored: {exc.strerror or exc}"
         raise RestoreError(exc.errno or errno.EIO, reason, shown) from None
     with trash:
-        return _put_back(trash, _as_it_is_now(trash, item), conflict, trash_dir)
+        try:
+            fresh = _as_it_is_now(trash, item)
+        except RestoreError:
+            raise
+        except OSError as exc:  # one entry that cannot be looked at stops no other
+            shown = printable(item.file_path)
+            reason = f"{shown} is not restored: {exc.strerror or exc}"
+            raise RestoreError(exc.errno or errno.EIO, reason, shown) from None
+        return _put_back(trash, fresh, conflict, trash_dir)
 
 
 def _as_it_is_now(trash, item):
