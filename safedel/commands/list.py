@@ -170,8 +170,19 @@ def list_(
         typer.echo(json.dumps(rows))
     elif not found:
         filtered = prefix or since or turn or session
-        typer.echo("Nothing in the trash matches." if filtered else "The trash is empty.")
+        skipped = catalog.say_skipped(warn)
+        if skipped:
+            dirs = f"{skipped} trash dir{'s' if skipped != 1 else ''}"
+            typer.echo(f"Nothing listed: {dirs} could not be read safely (see above).")
+        else:
+            typer.echo("Nothing in the trash matches." if filtered else "The trash is empty.")
     else:
         from rich.console import Console
 
         Console().print(table(found, size_of))
+    if not (prefix or since or turn or session):
+        from ..trash import retention
+
+        over = retention.over_max_size(sum(size_of.get(i.file_path, 0) for i in found))
+        if over:
+            warn(over)

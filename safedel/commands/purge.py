@@ -205,7 +205,8 @@ def _drop_snapshots(settings, snapshots):
 def _retention_pass(report, values_json):
     """What `safedel run` starts in the background: the configured purges, quietly.
     values_json: the retention settings the run read before its command started (a
-    command that rewrote the config file meanwhile does not choose what is purged)."""
+    command that rewrote the config file meanwhile does not choose what is purged).
+    max_size purges nothing here (retention.py): list and doctor name it instead."""
     from ..trash import retention
 
     values = retention.configured() if values_json is None else retention.parse(values_json)
@@ -217,17 +218,14 @@ def _retention_pass(report, values_json):
     settings = core_settings.load()
     if report:
         settings.report = report
-    for older, regenerable, size in retention.passes(values):
+    for older, regenerable in retention.passes(values):
         try:
             selection = purging.Selection(None, None, None, regenerable)
-            selection.older_than = purging.parse_age(older) if older else None
-            limit = purging.parse_size(size) if size else None
+            selection.older_than = purging.parse_age(older)
         except ValueError as exc:
             warn(f"retention setting ignored: {exc}")
             continue
+        # Decided from the trash alone: a report line can only narrow --regenerable.
         items = purging.select(selection, settings.report)
-        size_of = purging.sizes(items)
-        if limit is not None:
-            items = purging.oldest_over(items, size_of, limit)
-        _purge_all(settings, items, size_of)
+        _purge_all(settings, items, purging.sizes(items))
     _drop_segments(settings, _stale_segments(settings, values=values))

@@ -29,10 +29,13 @@ def orphan_item(name, destination):
     from ..core.trash import info as trashinfo
     from ..core.trash import visible
 
+    why = trashinfo.why_not_plain(name)
+    if why:
+        raise _fail(f"{catalog.printable(name)} is no entry of files/: {why}")
     for root in visible.visible_trash_dirs():
         info = os.path.join(root, b"info", name + trashinfo.INFO_SUFFIX)
         if os.path.lexists(os.path.join(root, b"files", name)) and not os.path.lexists(info):
-            return catalog.Item(root, name, destination, "", (0, 0))
+            return restoring.Orphan(root, name, destination, "", (0, 0))
     raise _fail(f"no trash holds {catalog.printable(name)} without an info file")
 
 

@@ -12,7 +12,7 @@ import time
 from ..core.printable import printable  # noqa: F401 - the commands' import
 from ..core.report import write
 from ..core.trash import dirs, info, trust, visible
-from . import recyclebin
+from . import entrycheck, recyclebin
 from .catalogcache import kind_of, paired
 
 
@@ -66,15 +66,19 @@ def deletion_epoch(date):
 _INFO_OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def read_item(info_path, warn=None):
+def read_item(info_path, warn=None, dir_fd=None):
     """The Item for one info file, or None (with a warning) if it cannot be read.
 
     Opened without following a symlink and without blocking, and read only if it is a
-    regular file: a FIFO planted as `x.trashinfo` must not hang `list` or `restore`."""
+    regular file: a FIFO planted as `x.trashinfo` must not hang `list` or `restore`.
+    dir_fd: info/ held open (opentrash.py); the file is then opened by its name in it.
+    An entry whose name is not one plain component is shown as damaged, never sized,
+    restored or purged."""
     root = os.path.dirname(os.path.dirname(info_path))
     name = os.path.basename(info_path)[: -len(info.INFO_SUFFIX)]
     try:
-        fd = os.open(info_path, _INFO_OPEN)
+        where = info_path if dir_fd is None else os.path.basename(info_path)
+        fd = os.open(where, _INFO_OPEN, dir_fd=dir_fd)
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -90,27 +94,16 @@ def read_item(info_path, warn=None):
             warn(f"skipped {os.fsdecode(info_path)}: {reason}")
         return None
     topdir = dirs.topdir_of(root)
-    invalid = invalid_path(path, topdir)
+    invalid = entrycheck.invalid_path(path, topdir)
     if not os.path.isabs(path):
         # A relative Path= starts from the top of the trash dir's device.
         path = os.path.join(topdir or b"/", path)
+    path = os.path.normpath(path)
+    damaged = info.why_not_plain(name)
+    invalid = damaged or invalid or entrycheck.landing_text(path, root)
     # The info file's own mtime breaks ties between items trashed in the same second.
     order = (deletion_epoch(date), st.st_mtime_ns)
-    return Item(root, name, os.path.normpath(path), date, order, invalid)
-
-
-def invalid_path(path, topdir):
-    """Why a Path= value can't be where this entry came from, or None. `..` could point
-    anywhere, and a topdir trash only holds items from its own device."""
-    if b".." in path.split(b"/"):
-        return "Path= holds '..'"
-    if topdir is None and not os.path.isabs(path):
-        return "Path= is relative in a trash with no top directory"
-    if topdir is not None and os.path.isabs(path):
-        prefix = topdir.rstrip(b"/") + b"/"
-        if not path.startswith(prefix):
-            return "Path= is outside the top directory of its trash"
-    return None
+    return Item(root, name, path, date, order, invalid, "damaged" if damaged else None)
 
 
 def rebuilt_if_damaged(function):
@@ -161,10 +154,26 @@ def tables(roots=None, warn=None):
     from . import catalogtable
 
     found = []
+    if roots is None and warn:
+        say_skipped(warn)
     for root in visible.visible_trash_dirs() if roots is None else roots:
         root = root.rstrip(b"/") or b"/"
         found.append(catalogtable.table(root, read_item, render_row, warn))
     return found
+
+
+def say_skipped(warn):
+    """Warn of each trash dir that is there but not read, and why (a symlinked files/
+    or info/, another owner, writable by others): never silently "empty". The count."""
+    skipped = visible.foreign_trash_dirs()
+    for root, why in skipped:
+        if (root, why) not in _warned:  # once a process, however often items() is read
+            _warned.add((root, why))
+            warn(f"skipped the trash dir {os.fsdecode(root)}: {why}; nothing in it is read")
+    return len(skipped)
+
+
+_warned = set()
 
 
 def render_row(root, name, original, deleted, invalid, kind, size):
@@ -219,6 +228,8 @@ def still_trashed(events, warn=None):
     found, foreign = [], {}
     for record in events:
         info_path = os.fsencode(record["infoPath"])
+        if not entrycheck.plain_info_path(info_path):
+            continue  # not a path any trash ever wrote: `..`, or not in an info/ dir
         root = os.path.dirname(os.path.dirname(info_path))
         if root not in foreign:
             foreign[root] = trust.why_not_listed(root)

@@ -30,7 +30,8 @@ from ..core.trash import info
 
 NAME = b"safedel-catalog.v1"
 _OLD_STAMPS = b"safedel-catalog-stamps.v1"  # an earlier layout kept stamps apart
-MAGIC = b"safedel catalog 3\n"
+# 4: an entry's invalid field also names a damaged name and a Path= into a trash or /proc
+MAGIC = b"safedel catalog 4\n"
 SECTIONS = ("names", "stamps", "orders", "originals", "rest", "rows")
 _LENGTH = struct.Struct("<Q")
 # A directory or info file changed less than a timestamp tick before the cache was

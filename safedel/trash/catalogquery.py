@@ -49,6 +49,8 @@ def newest_present(warn=None):
         ]
         return found[-1] if found else None
     best = None
+    if warn:
+        catalog.say_skipped(warn)
     for root in visible.visible_trash_dirs():
         root = root.rstrip(b"/") or b"/"
         found = newest(root, catalog.read_item, catalog.render_row, warn)

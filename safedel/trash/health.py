@@ -21,16 +21,12 @@ def checks(environ=None):
     total = sum(purge.sizes(items).values())
     detail = f"{len(items)} item{'s' if len(items) != 1 else ''}, {human(total)}"
     limit_text = retention.configured(environ).get("max_size")
-    ok = True
-    if limit_text:
-        try:
-            limit = purge.parse_size(limit_text)
-        except ValueError:
-            detail += f"; max_size = {limit_text!r} is not a size"
-            ok = False
-        else:
-            ok = total <= limit
-            detail += f" (max_size {limit_text}{'' if ok else ': over, run safedel purge'})"
+    over = retention.over_max_size(total, environ=environ)
+    ok = over is None
+    if over:
+        detail += f"; {over}"
+    elif limit_text:
+        detail += f" (max_size {limit_text})"
     yield "trash size", ok, detail
     stale, lonely = [], []
     for root in visible.visible_trash_dirs():

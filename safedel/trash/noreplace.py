@@ -29,14 +29,15 @@ def _renameat2():
     return _cache[0]
 
 
-def rename_noreplace(source, destination, dst_dir_fd=None):
-    """Move source to destination (relative to dst_dir_fd when given); FileExistsError
-    if something is already there."""
+def rename_noreplace(source, destination, dst_dir_fd=None, src_dir_fd=None):
+    """Move source (relative to src_dir_fd when given) to destination (relative to
+    dst_dir_fd when given); FileExistsError if something is already there."""
     function = _renameat2()
     dst_fd = _AT_FDCWD if dst_dir_fd is None else dst_dir_fd
+    src_fd = _AT_FDCWD if src_dir_fd is None else src_dir_fd
     if function is not None:
         src, dst = os.fsencode(source), os.fsencode(destination)
-        if function(_AT_FDCWD, src, dst_fd, dst, _RENAME_NOREPLACE) == 0:
+        if function(src_fd, src, dst_fd, dst, _RENAME_NOREPLACE) == 0:
             return
         err = ctypes.get_errno()
         if err not in _UNSUPPORTED:
@@ -44,6 +45,6 @@ def rename_noreplace(source, destination, dst_dir_fd=None):
     try:
         os.lstat(destination, dir_fd=dst_dir_fd)
     except FileNotFoundError:
-        os.rename(source, destination, dst_dir_fd=dst_dir_fd)
+        os.rename(source, destination, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
         return
     raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), os.fsdecode(destination))

@@ -14,7 +14,7 @@ import time
 from ..core import resolve
 from ..core.report import write
 from ..core.trash import dirsizes, realdelete
-from . import catalog
+from . import catalog, itemtimes, opentrash, recyclebin
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.I)
 _AGE = re.compile(r"(\d+)([smhdw])")
@@ -48,36 +48,89 @@ class Selection:
 
 
 def select(selection, report_path, warn=None, now=None):
-    """The items every given selector agrees on, oldest first."""
-    found = [item for item in catalog.items(warn=warn) if item.kind != "missing"]
+    """The items every given selector agrees on, oldest first. A damaged entry (its
+    name not one plain component) is never among them: it is named and left."""
+    found = []
+    for item in catalog.items(warn=warn):
+        damaged = opentrash.why_not_actionable(item)
+        if damaged and warn:
+            warn(f"not purged: {damaged}")
+        elif not damaged and item.kind != "missing":
+            found.append(item)
     if selection.prefix is not None:
         found = [item for item in found if catalog.under(item, selection.prefix)]
     if selection.older_than is not None:
         cutoff = (time.time() if now is None else now) - selection.older_than
         found = [item for item in found if trashed_at(item) < cutoff]
     if selection.turn or selection.session or selection.regenerable:
-        wanted = {}
-        fields = {"turn": selection.turn, "session": selection.session}
-        fields = {k: v for k, v in fields.items() if v}
-        if selection.regenerable:
-            fields["counted"] = False
-        for event in write.read_matching(report_path, warn, **fields):
-            if event.get("operation") != "trash" or not event.get("trashPath"):
-                continue
-            if selection.turn and event.get("turn") != selection.turn:
-                continue
-            if selection.session and event.get("session") != selection.session:
-                continue
-            if selection.regenerable and event.get("counted", True) is not False:
-                continue
-            wanted[os.fsencode(event["trashPath"])] = event
-        # The name in the trash alone is not enough: a later item may have taken it.
-        found = [
-            item
-            for item in found
-            if item.file_path in wanted and catalog.same_item(item, wanted[item.file_path])
-        ]
-    return found
+        found = _reported(selection, found, report_path, warn)
+    if selection.regenerable:
+        window = selection.older_than or CHURN_DEFAULT
+        found = [item for item in found if churn(item, window)]
+    return [item for item in found if _as_listed(item, warn)]
+
+
+def _as_listed(item, warn):
+    """Whether item's info file says now what the listing said (a catalog cache line
+    is a hint, and any process of the user may write one): what purge lists, it
+    read from the info file itself."""
+    if isinstance(item, recyclebin.RecycledItem):
+        return True
+    fresh = catalog.refresh(item)
+    if fresh is not item and opentrash.same_entry(fresh, item):
+        return True
+    if warn:
+        shown = os.fsdecode(item.info_path)
+        warn(f"not purged: {shown} cannot be read, or does not say what the listing said")
+    return False
+
+
+# How short a life makes an item churn, for `purge --regenerable` without --older-than.
+CHURN_DEFAULT = 86400
+
+
+def _reported(selection, found, report_path, warn):
+    """The items of found whose trash event puts them in the turn, the session, or
+    among the uncounted. The report only narrows, and an item has one event: the first
+    that names its own info file and original path after it entered the trash by the
+    kernel's clock (itemtimes.py), not by its DeletionDate= (text). A line appended
+    later, claiming an item safedel trashed for another turn, never moves it."""
+    by_info = {item.info_path: item for item in found}
+    first = {}
+    for event in write.read_matching(report_path, warn, operation="trash"):
+        info_path = event.get("infoPath")
+        if not isinstance(info_path, str):
+            continue
+        key = os.fsencode(info_path)
+        item = by_info.get(key)
+        if item is not None and key not in first and _names(item, event):
+            first[key] = event
+    return [item for item in found if _chosen(selection, first.get(item.info_path))]
+
+
+def _chosen(selection, event):
+    if event is None:
+        return False
+    if selection.turn and event.get("turn") != selection.turn:
+        return False
+    if selection.session and event.get("session") != selection.session:
+        return False
+    return not selection.regenerable or event.get("counted", True) is False
+
+
+def _names(item, event):
+    stamp = event.get("timestamp")
+    if not isinstance(stamp, (int, float)) or not catalog.same_item(item, event):
+        return False
+    return stamp / 1000 + 1 >= itemtimes.entered_trash(item)
+
+
+def churn(item, window):
+    """Whether the trash itself shows item was short-lived: its inode, the one renamed
+    into the trash, had lived no longer than window (seconds) when it went in. A line
+    in the report may claim any item was uncounted; a birth time cannot be set back."""
+    lived = itemtimes.lived_before_trash(item)
+    return lived is not None and lived <= window
 
 
 def sizes(items):
@@ -85,6 +138,8 @@ def sizes(items):
     by_root = {}
     found = {}
     for item in items:
+        if opentrash.why_not_actionable(item):
+            continue  # files/ + a damaged name is files/ itself, or the trash dir
         # A recycle-bin entry, or a catalog-cache line, already says its size.
         if getattr(item, "size", None) is not None:
             found[item.file_path] = item.size
@@ -138,18 +193,44 @@ def mount_inside(path):
 
 
 def purge_item(item):
-    """Delete one item for good: payload, then its info file. Raises OSError."""
+    """Delete one item for good: payload, then its info file. Raises OSError.
+
+    Through its trash dir held open (opentrash.py): the info file is read again and
+    must still say what the chosen item said (a catalog cache line is a hint), and the
+    payload is removed in the files/ directory that was checked, by descriptor (a
+    files/ swapped for a symlink since is never followed). An entry whose name is not
+    one plain component, or that has no info file, is never purged."""
+    if isinstance(item, recyclebin.RecycledItem):
+        return _purge_recycled(item)
+    damaged = opentrash.why_not_actionable(item)
+    if damaged:
+        raise OSError(errno.EINVAL, damaged)
+    with opentrash.OpenTrash(item.root) as trash:
+        fresh = trash.read(item.name)
+        if fresh is None:
+            raise OSError(errno.ENOENT, "its info file is gone or cannot be read")
+        if not opentrash.same_entry(fresh, item):
+            raise OSError(errno.EAGAIN, "its info file no longer says what was chosen")
+        st = trash.payload(item.name)
+        if st is not None:
+            point = mount_inside(item.file_path)
+            if point is not None:
+                shown = os.fsdecode(point)
+                raise OSError(errno.EBUSY, f"a file system is mounted inside it, at {shown}")
+            files = os.path.join(item.root, b"files")
+            target = resolve.Target(item.file_path, files, item.name, st, False, trash.files_id)
+            realdelete.remove(target)
+        trash.drop_info(item.name)
+    dirsizes.forget(item.root, item.name)
+
+
+def _purge_recycled(item):
     if os.path.lexists(item.file_path):
-        point = mount_inside(item.file_path)
-        if point is not None:
-            shown = os.fsdecode(point)
-            raise OSError(errno.EBUSY, f"a file system is mounted inside it, at {shown}")
         realdelete.remove(resolve.resolve(item.file_path))
     try:
         os.unlink(item.info_path)
     except FileNotFoundError:
         pass
-    dirsizes.forget(item.root, item.name)
 
 
 def purge_event(settings, item, size):

@@ -13,7 +13,7 @@ from ..core import lendmode
 from ..core.printable import printable
 from ..core.report import write
 from ..core.trash import move
-from . import recyclebin, restorewalk
+from . import catalog, opentrash, recyclebin, restorelanding, restorewalk
 from .noreplace import rename_noreplace
 
 REFUSE, RENAME, OVERWRITE = "refuse", "rename", "overwrite"
@@ -89,28 +89,84 @@ def _in_folder(target, st, parent_fd):
     return entry
 
 
+class Orphan(catalog.Item):
+    """A payload in files/ that has no info file (`restore --orphan NAME --to PATH`)."""
+
+    __slots__ = ()
+
+
 def restore(item, conflict=REFUSE, trash_dir=None):
     """Move item back and drop its info file. Return the path it was restored to.
 
-    The destination's folder is reached by restorewalk (never through someone else's
-    symlink; missing folders made relative to their parent's descriptor; past PATH_MAX
-    neither a symlink nor a missing folder), and the item is renamed relative to that
-    descriptor, never replacing what is there."""
+    The trash dir is held open (opentrash.py): the info file is read again through
+    info/'s descriptor and must still say what the item chosen said, and the entry is
+    moved out of files/ by its descriptor, so a files/ or root swapped for a symlink
+    since the listing leads nowhere. The destination's folder is reached by
+    restorewalk (never through someone else's symlink, never into a trash dir or
+    /proc: restorelanding.py; missing folders made relative to their parent's
+    descriptor; past PATH_MAX neither a symlink nor a missing folder), and the item is
+    renamed relative to that descriptor, never replacing what is there."""
     if getattr(item, "invalid", None):
         shown = printable(item.info_path)
         raise RestoreError(errno.EINVAL, f"{shown} is not restored: {item.invalid}", shown)
     if isinstance(item, recyclebin.RecycledItem):
         return recyclebin.restore(item, conflict, trash_dir)
-    if item.kind == "missing":
+    damaged = opentrash.why_not_actionable(item)
+    if damaged:
+        shown = printable(item.info_path)
+        raise RestoreError(errno.EINVAL, f"{damaged}; not restored", shown)
+    try:
+        trash = opentrash.OpenTrash(item.root)
+    except OSError as exc:
+        shown = printable(item.file_path)
+        reason = f"{shown} is not restored: {exc.strerror or exc}"
+        raise RestoreError(exc.errno or errno.EIO, reason, shown) from None
+    with trash:
+        try:
+            fresh = _as_it_is_now(trash, item)
+        except RestoreError:
+            raise
+        except OSError as exc:  # one entry that cannot be looked at stops no other
+            shown = printable(item.file_path)
+            reason = f"{shown} is not restored: {exc.strerror or exc}"
+            raise RestoreError(exc.errno or errno.EIO, reason, shown) from None
+        return _put_back(trash, fresh, conflict, trash_dir)
+
+
+def _as_it_is_now(trash, item):
+    """item as its trash dir, held open, says it is now; RestoreError if that is not
+    what was chosen, or nothing there can be restored."""
+    if isinstance(item, Orphan):
+        if trash.has_info(item.name):
+            shown = printable(item.file_path)
+            reason = f"{shown} has an info file: restore it by its original path"
+            raise RestoreError(errno.EEXIST, reason, shown)
+        fresh = item
+    else:
+        fresh = trash.read(item.name)
+        shown = printable(item.info_path)
+        if fresh is None:
+            raise RestoreError(errno.ENOENT, f"{shown} is gone or cannot be read", shown)
+        if not opentrash.same_entry(fresh, item):
+            reason = f"{shown} changed since it was listed: not restored (list again)"
+            raise RestoreError(errno.EAGAIN, reason, shown)
+        if fresh.invalid:
+            raise RestoreError(errno.EINVAL, f"{shown} is not restored: {fresh.invalid}", shown)
+    if trash.payload(item.name) is None:
         shown = printable(item.file_path)
         raise RestoreError(errno.ENOENT, f"{shown} is gone from the trash", shown)
+    return fresh
+
+
+def _put_back(trash, item, conflict, trash_dir):
     shown = printable(item.original)
+    landing = restorelanding.Landing.for_root(item.root)
     try:
         folder = os.path.dirname(item.original)
         if restorewalk.past_path_max(item.original):
-            parent_fd = restorewalk.open_exactly(folder)
+            parent_fd = restorewalk.open_exactly(folder, landing)
         else:
-            parent_fd = restorewalk.open_directory(folder)
+            parent_fd = restorewalk.open_directory(folder, landing=landing)
     except OSError as exc:
         raise _failure(exc, shown) from None
     try:
@@ -118,10 +174,10 @@ def restore(item, conflict=REFUSE, trash_dir=None):
         shown = printable(target)
         # A directory its owner may not write went into the trash on a loan of u+wx;
         # it comes back the same way, with its own mode given back where it lands.
-        loan, moved = lendmode.lend_for_move(item.file_path), False
+        loan, moved = lendmode.lend_for_move(item.name, trash.files_fd), False
         try:
             # something may have appeared there meanwhile: never replace it
-            rename_noreplace(item.file_path, os.path.basename(target), parent_fd)
+            rename_noreplace(item.name, os.path.basename(target), parent_fd, trash.files_fd)
             moved = True
         finally:
             if loan is not None:
@@ -132,16 +188,17 @@ def restore(item, conflict=REFUSE, trash_dir=None):
         raise _failure(exc, shown) from None
     finally:
         os.close(parent_fd)
+    # The item is back; an info file that cannot go only shows as "missing" in `list`.
     try:
-        os.unlink(item.info_path)
+        trash.drop_info(item.name)
     except OSError:
-        pass  # The item is back; a stale info file only shows up as "missing" in `list`.
+        pass
     return target
 
 
 def _failure(exc, shown):
     """The RestoreError for an OSError met on the way back to shown."""
-    if isinstance(exc, restorewalk.UnsafePath):
+    if isinstance(exc, (restorewalk.UnsafePath, restorelanding.Refused)):
         return RestoreError(exc.errno, exc.strerror, shown)
     if exc.errno == errno.EXDEV:
         reason = f"{shown} is on another device than the trash, and safedel never copies"

@@ -15,6 +15,7 @@ import os
 import stat
 
 from ..core.printable import printable
+from . import restorelanding
 
 _OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_LINKS = 40  # as the kernel's own limit on symlinks in one lookup
@@ -34,11 +35,13 @@ def past_path_max(path):
     return len(path) >= PATH_MAX
 
 
-def open_exactly(path):
+def open_exactly(path, landing=None):
     """A descriptor on directory path (absolute bytes), every component an existing
-    directory reached by descriptor, no symlink followed: for a path past PATH_MAX."""
+    directory reached by descriptor, no symlink followed: for a path past PATH_MAX.
+    landing (restorelanding.Landing) checks each folder opened on the way."""
     fd = os.open(b"/", _OPEN)
     walked = b""
+    landing = landing or restorelanding.Landing()
     try:
         for part in path.split(b"/"):
             if part in (b"", b"."):
@@ -50,6 +53,7 @@ def open_exactly(path):
                 raise _not_there(exc, fd, part, walked) from None
             os.close(fd)
             fd = next_fd
+            landing.check(fd, walked)
     except BaseException:
         os.close(fd)
         raise
@@ -74,12 +78,14 @@ def _not_there(exc, dir_fd, name, walked):
     return UnsafePath(errno.ENOTDIR, f"{shown} is not a directory")
 
 
-def open_directory(path, create=True):
+def open_directory(path, create=True, landing=None):
     """A descriptor on directory path (absolute bytes), reached safely; missing folders
-    are created (0777 less the umask, as makedirs would) when create is set."""
+    are created (0777 less the umask, as makedirs would) when create is set. landing
+    (restorelanding.Landing) checks each folder opened, before anything is made in it."""
     parts = [p for p in path.split(b"/") if p]
     fd = os.open(b"/", _OPEN)
     links = 0
+    landing = landing or restorelanding.Landing()
     try:
         while parts:
             part = parts.pop(0)
@@ -115,6 +121,8 @@ def open_directory(path, create=True):
                 continue
             os.close(fd)
             fd = next_fd
+            # Through a symlink of ours too: /proc's links lead on to any process's cwd.
+            landing.check(fd, path)
     except BaseException:
         os.close(fd)
         raise

@@ -1,8 +1,15 @@
 """Retention: `retention`, `regenerable_retention` and `max_size` from the config file.
 
-When any is set, `safedel run` starts one detached, low-priority `safedel purge` pass
-after its command has finished, at most once a day (a stamp file under the state dir),
-so the command and its exit are never delayed. All are off unless configured.
+When either retention is set, `safedel run` starts one detached, low-priority `safedel
+purge` pass after its command has finished, at most once a day (a stamp file under the
+state dir), so the command and its exit are never delayed. All are off unless
+configured.
+
+`max_size` never purges anything by itself: a command that trashes 20 GB of junk would
+otherwise push out the items a person wants back, and nothing in the trash says which
+items are junk (the class and the command of an item are only in the report, which
+any process of the user can write). Over it, `list` and `doctor` say so, naming the
+setting, and `safedel purge --max-size` lists what a person may choose to let go.
 
 The settings are read before the command starts and handed to the pass: the command
 could write the config file (`max_size = "1"` empties the trash), and the pass runs
@@ -63,7 +70,7 @@ def maybe_start(state_dir, environ=None, values=None):
     Never raises and never waits."""
     try:
         values = configured(environ) if values is None else values
-        if not values or not due(state_dir):
+        if not passes(values) or not due(state_dir):
             return False
         mark(state_dir)
         import subprocess  # only on the day's one pass: safedel run's path stays lean
@@ -87,13 +94,33 @@ def maybe_start(state_dir, environ=None, values=None):
 
 
 def passes(values):
-    """The purge passes the configured values stand for: [(older than, regenerable only,
-    max size)], each as the text the config gave."""
+    """The purge passes the configured values stand for: [(older than, regenerable
+    only)], each age as the text the config gave. max_size is none of them."""
     found = []
     if values.get("regenerable_retention"):
-        found.append((values["regenerable_retention"], True, None))
+        found.append((values["regenerable_retention"], True))
     if values.get("retention"):
-        found.append((values["retention"], False, None))
-    if values.get("max_size"):
-        found.append((None, False, values["max_size"]))
+        found.append((values["retention"], False))
     return found
+
+
+def over_max_size(total, values=None, environ=None):
+    """What to tell a person when the trash holds more than max_size, naming the
+    setting; None when it fits, or none is set."""
+    text = (configured(environ) if values is None else values).get("max_size")
+    if not text:
+        return None
+    from .health import human
+    from .purge import parse_size
+
+    try:
+        limit = parse_size(text)
+    except ValueError:
+        return f"max_size = {text!r} in the config file is not a size"
+    if total <= limit:
+        return None
+    return (
+        f"the trash holds {human(total)}, over max_size = {text!r}: nothing is purged to "
+        f"make room (it could be what you want back); see safedel purge --max-size {text} "
+        "--dry-run, or purge --older-than"
+    )

@@ -90,6 +90,18 @@ def well_formed(content):
     return b"Path" in seen
 
 
+def why_not_plain(name):
+    """Why name (bytes) cannot be a trash entry's name, or None: an entry is one plain
+    component of files/, so `files/` + name never reaches files/ itself, the trash dir
+    or anything below another entry. An info file `.trashinfo` names the entry ``,
+    `..trashinfo` names `.`, `...trashinfo` names `..`."""
+    if name in (b"", b".", b".."):
+        return f"its name {name.decode('ascii')!r} is not a plain name"
+    if b"/" in name or b"\0" in name:
+        return "its name holds '/' or NUL"
+    return None
+
+
 def _truncate(name, limit):
     """Cut name to at most limit bytes without splitting a UTF-8 sequence."""
     if len(name) <= limit:
