@@ -9,20 +9,34 @@
   holds (`files/`) and the report are judged like any path;
 - exempt roots (the temp directory by default), judged on the real path, outside
   every workspace root nearer than them, and on their own mount (see exempt);
-- the git dir of the repository the real git works in (locks, gc, prune), never a
-  nested repository's `.git` nor an add-on's store (see gitcaller);
+- what the real git made during the run in the git dir of the repository it works
+  in (locks, gc, prune), never a nested repository's `.git` nor an add-on's store
+  (see gitcaller), deleted by its identity rather than left to the kernel (see
+  gitunlink);
 - anything inside an ignored build tree (see ignored) on the work tree's own mount
   (see mounts);
 - a file git itself deletes whose content is the blob HEAD has at that path (see
-  gitblobs), and the empty directories git prunes after it.
+  gitblobs), in a store the command cannot drop (see gitstore), deleted by its
+  identity too; and the empty directories git prunes after it.
 """
 
 import os
 
 from ..core.trash import dirs
-from . import exempt, gitblobs, gitcaller, ignored, mounts, statefiles, target, walk
+from . import (
+    exempt,
+    gitblobs,
+    gitcaller,
+    gitstore,
+    ignored,
+    mounts,
+    statefiles,
+    target,
+    walk,
+)
 
 _TRASH_CACHES = (b"directorysizes", b"safedel-catalog")
+GIT_OWN = "git's own bookkeeping"
 
 
 class Places:
@@ -54,16 +68,20 @@ class Places:
         self._started = started or 0
         self._build_mounts = mounts.Boundaries(lambda parent: [self._top(parent)])
         self._repos = {}  # directory -> its work tree top, or None
-        self._git = gitcaller.Trust(git)  # inert.locate() at the run's start
+        self._git = gitcaller.Trust(git, self._started)  # inert.locate() at the start
         self._blobs = gitblobs.Blobs(self._git.program)
+        self._stores = gitstore.Stores(self._git.objects, self._drops_for_real, self._started)
 
     def exempt_heads(self):
         """As exempt.Exempt.heads."""
         return self._exempt.heads()
 
-    def left_to_kernel(self, path, tid, parent, st):
+    def left_to_kernel(self, path, tid, parent, st, found=None):
         """A short reason when the kernel should do this deletion itself, else None.
-        parent: os.path.dirname(path); st: the stat of the directory the call acts in."""
+        parent: os.path.dirname(path); st: the stat of the directory the call acts in.
+        found: the target.Target at path, without which nothing in a git dir is git's
+        own (a rename's destination: what arrives keeps its own birth). GIT_OWN with
+        found.judged set: git's own, to be deleted by that identity (gitunlink)."""
         # First the commonest answer (temp files); the order changes no outcome.
         # path is real already: its parent came from the kernel.
         if path.startswith(self._exempt_prefixes) and self._exempt.covers(path, parent, st):
@@ -72,7 +90,10 @@ class Places:
             return "safedel's own files"
         parts = parent.split(os.sep)
         if ".git" in parts:
-            return "git's own bookkeeping" if self._git.own_bookkeeping(path, tid) else None
+            own = found is not None and self._git.own_entry(path, tid, found)
+            if own and own is not True:
+                found.judged = own
+            return GIT_OWN if own else None
         if self._ignored_tree(parent, st):
             return "inside an ignored build tree"
         return None
@@ -91,7 +112,9 @@ class Places:
         return self._ask_git(path)
 
     def git_can_restore(self, found, tid):
-        """When git itself deletes content it stores (found.inspect() done)."""
+        """When git itself deletes content it stores (found.inspect() done): True for
+        an emptied directory, and for a file whose content HEAD holds in a store the
+        command cannot drop, with found.judged set to the file's identity."""
         if not self._git.is_git(tid):
             return False
         top = self._top(os.path.dirname(found.path))
@@ -103,7 +126,23 @@ class Places:
         if not own or gitcaller.git_dir_of_top(top) != own[0]:
             return False  # a nested repository's files: not the caller's to give back
         relative = os.path.relpath(found.path, top).replace(os.sep, "/")
-        return self._blobs.in_head(top, relative, found.parent_fd, found.name, found.st)
+        held = self._blobs.in_head(top, relative, found.parent_fd, found.name, found.st)
+        if held is None or not self._stores.keep(own[-1], held[0]):
+            return False
+        found.judged = held[1]
+        return True
+
+    def _drops_for_real(self, directory):
+        """Whether the net leaves deletions in directory (a real path) to the kernel:
+        an exempt root's, or an ignored build tree's."""
+        try:
+            st = os.stat(directory)
+        except OSError:
+            return True
+        inside = os.path.join(directory, "x")
+        if inside.startswith(self._exempt_prefixes) and self._exempt.covers(inside, directory, st):
+            return True
+        return ".git" not in directory.split(os.sep) and self._ignored_tree(directory, st)
 
     def close(self):
         self._blobs.close()
