@@ -100,6 +100,8 @@ class Renames:
             # What arrives keeps its own birth: no place in a git dir frees it.
             mover = found if moving else None
             left = self._places.left_to_kernel(found.path, tid, found.parent, parent, mover)
+            if moving and not left:
+                self._places.note_change(found.path)
             if left and moving and self._places.holds_a_root(found.path):
                 return False
             if not left and arriving:

@@ -30,6 +30,7 @@ from . import (
     gitstore,
     ignored,
     mounts,
+    rulefiles,
     statefiles,
     target,
     walk,
@@ -63,6 +64,9 @@ class Places:
         self._anchors = [os.path.realpath(a) for a in (*roots, os.getcwd())]
         self._roots = tuple(os.path.realpath(r) for r in roots)
         self._ignored = {}  # real parent directory -> does git call it a build tree?
+        # Once the command deletes or renames away a file that decides what git
+        # ignores, no verdict of git's can be trusted any more (see rulefiles).
+        self._rules_changed = False
         # When the run started (time.time_ns()): an ignore rule written since then may
         # be the command's own, not the user's (see ignored). Unknown (0): none is trusted.
         self._started = started or 0
@@ -205,7 +209,17 @@ class Places:
             known = self._ignored[parent] = self._ask_git(parent)
         return known and self._build_mounts.same_mount(parent, st)
 
+    def note_change(self, path):
+        """The command deletes (or renames away) path, judged: if it is of a kind that
+        decides what git ignores, no ignored build tree is left to the kernel from now
+        on (what git would say without it is not what the user wrote)."""
+        if not self._rules_changed and rulefiles.shapes_rules(path):
+            self._rules_changed = True
+            self._ignored.clear()
+
     def _ask_git(self, parent):
+        if self._rules_changed:
+            return False
         top = self._top(parent)
         if top is None or parent == top:
             return False

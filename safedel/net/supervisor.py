@@ -235,6 +235,7 @@ class Supervisor:
                     return
             if not channel.still_valid(notif_id):
                 return  # the caller is gone; what we read may belong to another process
+            self._places.note_change(found.path)
             done = (
                 None
                 if found.judged is None
