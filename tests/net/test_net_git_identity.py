@@ -245,3 +245,63 @@ def test_as_uid_65534_in_a_shared_directory_moved_files_and_a_temp_store_are_tra
         assert status == 0, stderr
         assert not os.path.exists(os.path.join(scratch, "shared", "work", "p-rebase"))
         assert sorted(_nobody_trash(scratch).values()) == sorted(files.values()), stderr
+
+
+# Writes pack-X.idx for pack-X.pack (argv 1) listing object argv 2 at offset 12, with
+# the pack's own checksum: git then takes the pack as holding that object.
+FORGE_INDEX = """
+import hashlib, struct, sys
+pack = open(sys.argv[1], "rb").read()
+name = bytes.fromhex(sys.argv[2])
+fanout = b"".join(struct.pack(">I", int(i >= name[0])) for i in range(256))
+body = b"\\377tOc" + struct.pack(">I", 2) + fanout + name + struct.pack(">II", 0, 12)
+body += pack[-20:]
+open(sys.argv[1][:-5] + ".idx", "wb").write(body + hashlib.sha1(body).digest())
+"""
+
+
+def test_a_forged_pack_index_cannot_have_git_drop_an_only_copy(sandbox):
+    """The command packs some other object, then rewrites the pack's index to list a
+    loose object whose only copy it is: git's prune-packed believes the pack and
+    deletes the loose one. The net does not: the pack, written during the run, is
+    verified (`git verify-pack`) before it counts, so the object goes to the trash."""
+    require_net()
+    work = sandbox.work
+    git, env = _repo(work, ("notes.txt", b"the only copy of these notes\n"))
+    hashed = subprocess.run(
+        [git, "hash-object", "-w", "notes.txt"], cwd=work, env=env, capture_output=True
+    )
+    blob = hashed.stdout.decode().strip()
+    loose = work / ".git" / "objects" / blob[:2] / blob[2:]
+    original = loose.read_bytes()
+    (work / "forge.py").write_text(FORGE_INDEX)
+    script = (
+        f"X=$(echo other | {G} hash-object -w --stdin)"
+        f" && P=$(echo $X | {G} pack-objects -q .git/objects/pack/pack)"
+        f" && python3 -I forge.py .git/objects/pack/pack-$P.pack {blob} && {G} prune-packed"
+    )
+    done = _dash(sandbox, script)
+    assert done.returncode == 0, done.stderr
+    assert not loose.exists()  # git deleted it, believing the forged index
+    assert _trashed(sandbox).get(str(loose)) == original
+
+
+def test_git_s_file_is_deleted_only_while_it_is_the_entry_judged(tmp_path):
+    """gitunlink's capture, with the race already lost: the entry judged was replaced
+    before the supervisor deletes. What bears the name now is put back, whole."""
+    from safedel.net import birth, gitunlink
+
+    directory = os.open(tmp_path, os.O_PATH | os.O_DIRECTORY)
+    try:
+        (tmp_path / "index.lock").write_text("git's\n")
+        judged = birth.of(directory, "index.lock").identity
+        (tmp_path / "precious").write_text("precious\n")
+        os.rename(tmp_path / "precious", tmp_path / "index.lock")
+        assert gitunlink.unlink_judged(directory, b"index.lock", judged) is False
+        assert os.listdir(tmp_path) == ["index.lock"]
+        assert (tmp_path / "index.lock").read_text() == "precious\n"
+        again = birth.of(directory, "index.lock").identity
+        assert gitunlink.unlink_judged(directory, b"index.lock", again) is True
+        assert os.listdir(tmp_path) == []
+    finally:
+        os.close(directory)
