@@ -9,7 +9,9 @@ Its ctime would not do: a rename sets it. Where the file system keeps no birth t
 would have spared is judged instead.
 
 The kernel stamps files with a clock a tick behind `time.time_ns()`: a file made just
-after the run started may look older than it (judged: safe), never the other way.
+after the run started may look older than it. Where that would spare it (born since)
+it is judged instead; where it would trust a file (born before) the stamp counts as
+late as it may really be (latest).
 """
 
 import collections
@@ -23,6 +25,9 @@ _AT_EMPTY_PATH = 0x1000
 _STATX_TYPE, _STATX_MODE, _STATX_INO, _STATX_BTIME = 0x1, 0x2, 0x100, 0x800
 _WANTED = _STATX_TYPE | _STATX_MODE | _STATX_INO | _STATX_BTIME
 _SIZE = 256
+
+_TICK_NS = 20 * 10**6  # how far the kernel's file clock may lag time.time_ns()
+_COARSE_NS = 2 * 10**9  # a file system with 2 s stamps (FAT)
 
 Entry = collections.namedtuple("Entry", "dev ino mode btime_ns")
 Entry.identity = property(lambda self: (self.dev, self.ino, self.btime_ns))
@@ -69,3 +74,16 @@ def born_since(entry, started):
     """Whether entry was born at or after started (time.time_ns()); False when its
     birth is unknown, or when nobody recorded when the run started."""
     return bool(started) and entry.btime_ns is not None and entry.btime_ns >= started
+
+
+def born_before(entry, started):
+    """Whether entry was surely born before started: its birth known and, as late as
+    its stamp may really be, still earlier."""
+    return bool(started) and entry.btime_ns is not None and latest(entry.btime_ns) < started
+
+
+def latest(ns):
+    """The latest time a file stamped ns may have been written: the kernel stamps
+    with a clock a tick behind; a file system that keeps whole seconds (or two) cuts
+    the rest off."""
+    return ns + (_COARSE_NS if ns % 10**9 == 0 else _TICK_NS)

@@ -52,9 +52,7 @@ class Stores:
             entry = birth.of(birth.AT_FDCWD, real)
         except OSError:
             return False
-        if not stat.S_ISDIR(entry.mode) or entry.btime_ns is None:
-            return False
-        if not self._started or entry.btime_ns >= self._started:
+        if not stat.S_ISDIR(entry.mode) or not birth.born_before(entry, self._started):
             return False
         if self._drops_for_real(real):
             return False

@@ -36,8 +36,7 @@ def made_before(started, path, inode):
         entry = birth.of(birth.AT_FDCWD, path)
     except OSError:
         return False
-    born = entry.btime_ns
-    return bool(started) and entry.ino == inode and born is not None and born < started
+    return entry.ino == inode and birth.born_before(entry, started)
 
 
 def pack_holds(git, idx):

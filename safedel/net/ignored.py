@@ -26,7 +26,7 @@ import fnmatch
 import os
 
 from ..core.git import inert
-from . import gitcaller, rulefiles
+from . import birth, gitcaller, rulefiles
 
 BUILD_NAMES = (
     "build", "dist", "target", "node_modules", "out", "_build", "__pycache__",
@@ -34,8 +34,6 @@ BUILD_NAMES = (
     ".next", ".nuxt", ".parcel-cache", ".turbo", "coverage", "htmlcov", ".eggs",
     "*.egg-info", "cmake-build-*", "CMakeFiles", "obj",
 )  # fmt: skip
-_TICK_NS = 20 * 10**6  # how far the kernel's file clock may lag time.time_ns()
-_COARSE_NS = 2 * 10**9  # a file system with 2 s stamps (FAT)
 _CATCH_ALL = {"*", "/*", "**", "/**", "*/", "/*/", "**/", "**/*", "/**/*", "*/**"}
 
 
@@ -92,16 +90,8 @@ def _older(source, started):
         stats = (os.lstat(source), os.stat(source))
     except (OSError, ValueError):
         return False
-    return all(
-        _stamp(st.st_mtime_ns) < started and _stamp(st.st_ctime_ns) < started for st in stats
-    )
-
-
-def _stamp(ns):
-    """The latest time a file stamped ns may have been written: the kernel stamps
-    with a clock a tick behind; a file system that keeps whole seconds (or two) cuts
-    the rest off."""
-    return ns + (_COARSE_NS if ns % 10**9 == 0 else _TICK_NS)
+    late = birth.latest
+    return all(late(st.st_mtime_ns) < started and late(st.st_ctime_ns) < started for st in stats)
 
 
 def _check_ignore(git, top, git_dir, relatives):

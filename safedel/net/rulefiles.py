@@ -84,9 +84,7 @@ def _entry_older(path, started, older):
         return False
     if entry.btime_ns is None:
         return older(path)
-    if not started or entry.btime_ns >= started:
-        return False
-    return stat.S_ISDIR(entry.mode) or older(path)
+    return birth.born_before(entry, started) and (stat.S_ISDIR(entry.mode) or older(path))
 
 
 def _config_files(git, dirs, top):
