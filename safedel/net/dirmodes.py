@@ -42,3 +42,18 @@ def lend_write(parent_fd, name, st):
     if not stat.S_ISDIR(st.st_mode) or os.geteuid() == 0 or st.st_uid != os.geteuid():
         return None
     return lendmode.lend(name, st, 0o300, parent_fd)
+
+
+def trash_lending(conf, runtime, found, item):
+    """Trash found (a target.Target, as item); an empty directory its owner may not
+    write gets u+wx for the move (rmdir does not need it), and its own mode back in
+    the trash or, on failure, here."""
+    from ..core import deletion
+
+    loan = lend_write(found.parent_fd, found.name, found.st)
+    record = None
+    try:
+        record = deletion.trash_one(conf, runtime, item)
+    finally:
+        if loan is not None:  # on the directory, in the trash or still here
+            loan.give_back(record.trash_path if record is not None else None)

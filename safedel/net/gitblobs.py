@@ -14,6 +14,7 @@ import os
 import stat
 
 from ..core.git import inert
+from . import birth
 
 LARGEST = 64 << 20  # larger files are trashed rather than hashed
 
@@ -24,36 +25,59 @@ class Blobs:
         self._checkers = {}  # work tree top -> a `git cat-file --batch-check` process
 
     def in_head(self, top, relative, parent_fd, name, st):
-        """True when HEAD of the work tree at top has this file's (or symlink's) exact
-        content at relative (a '/'-separated path from top)."""
+        """(the blob's hex name, the file's birth.Entry.identity) when HEAD of the
+        work tree at top has this file's (or symlink's) exact content at relative (a
+        '/'-separated path from top), else None. The content is read through a
+        descriptor of the very entry st describes (inspect()'s lstat)."""
         if "\n" in relative or "\r" in relative:
-            return False
+            return None
         if stat.S_ISLNK(st.st_mode):
-            data = os.readlink(name, dir_fd=parent_fd)
+            flags = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
         elif stat.S_ISREG(st.st_mode) and st.st_size <= LARGEST:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent_fd)
-            with open(fd, "rb") as handle:
-                data = handle.read(LARGEST + 1)
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
         else:
-            return False
-        checker = self._checker(top)
-        if checker is None:
-            return False
+            return None
+        try:
+            fd = os.open(name, flags, dir_fd=parent_fd)
+        except OSError:
+            return None
+        try:
+            entry = birth.of_fd(fd)
+            if (entry.dev, entry.ino) != (st.st_dev, st.st_ino):
+                return None  # another file bears the name now
+            data = os.readlink(b"", dir_fd=fd) if flags & os.O_PATH else _read(fd, LARGEST + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        answer = self._blob(top, relative)
+        if answer is None:
+            return None
         import hashlib  # only once git deletes in a work tree: it costs `safedel run`
 
+        header = b"blob %d\0" % len(data)
+        # sha256 repositories name objects with 64 hex digits.
+        digest = hashlib.sha1 if len(answer) == 40 else hashlib.sha256
+        if digest(header + data).hexdigest().encode("ascii") != answer:
+            return None
+        return answer.decode("ascii"), entry.identity
+
+    def _blob(self, top, relative):
+        """The name of the blob HEAD has at relative, or None (missing, a directory,
+        a submodule, or no git to ask)."""
+        checker = self._checker(top)
+        if checker is None:
+            return None
         try:
             checker.stdin.write(b"HEAD:" + os.fsencode(relative) + b"\n")
             checker.stdin.flush()
             answer = checker.stdout.readline().split()
         except OSError:
             self._checkers.pop(top, None)
-            return False
+            return None
         if len(answer) != 3 or answer[1] != b"blob":
-            return False  # missing, a directory, a submodule
-        header = b"blob %d\0" % len(data)
-        # sha256 repositories name objects with 64 hex digits.
-        digest = hashlib.sha1 if len(answer[0]) == 40 else hashlib.sha256
-        return digest(header + data).hexdigest().encode("ascii") == answer[0]
+            return None
+        return answer[0]
 
     def _checker(self, top):
         checker = self._checkers.get(top)
@@ -82,3 +106,14 @@ class Blobs:
             checker.stdin.close()
             checker.wait()
         self._checkers.clear()
+
+
+def _read(fd, limit):
+    chunks, left = [], limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)

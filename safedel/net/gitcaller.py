@@ -13,12 +13,19 @@ git is the binary the run's PATH finds when the run starts (same device and inod
 or a program in that git's own exec path (`git --exec-path`: its helpers and
 subcommands). Even real git's deletions in the add-ons' stores (`annex/`, `lfs/`)
 are judged, and so are objects it deletes that no pack holds (see gitobjects).
+
+Its own is what it made: only an entry born since the run started (birth) is left
+to it, and deleted by that identity (gitunlink). A file moved into its git dir
+(`rebase-merge/`, `worktrees/`, any path) keeps its birth and is judged, and so is
+bookkeeping left from before the run (a rebase stopped in an earlier turn): trashed,
+and counted.
 """
 
 import os
+import stat
 
 from ..core.git import inert
-from . import gitobjects
+from . import birth, gitobjects
 
 _ADD_ON_STORES = ("annex", "lfs")
 
@@ -26,12 +33,14 @@ _ADD_ON_STORES = ("annex", "lfs")
 class Trust:
     """Which processes are the real git, and what in their git dir is their own."""
 
-    def __init__(self, located):
-        self._located = located  # inert.locate() when the run started
+    def __init__(self, located, started=0):
+        """located: inert.locate() when the run started; started: time.time_ns() then."""
+        self._located = located
         self._identity = located[1] if located else None
         self._exec_path = None  # asked of git once, the first time it is needed
         self._dirs = {}  # (cwd, GIT_DIR) of a git process -> its git dirs
-        self._objects = gitobjects.Objects()
+        self._started = started
+        self.objects = gitobjects.Objects(started, self.program)
 
     def is_git(self, tid):
         try:
@@ -59,18 +68,45 @@ class Trust:
     def git_dirs(self, tid):
         return git_dirs_of(tid, self._dirs)
 
-    def own_bookkeeping(self, path, tid):
-        """path lies in the git dir of git process tid, outside the add-ons' stores."""
+    def own_entry(self, path, tid, found):
+        """Whether git process tid may delete (or rename) the entry found at path
+        unjudged: None if not; True for an emptied directory of its git dir it
+        removes (rmdir removes nothing else); else the identity (birth.Entry.identity)
+        of the entry, to be deleted by it. That is an entry of its git dir, outside
+        the add-ons' stores, that git made since the run started: a file moved into
+        the git dir keeps its birth, and `mv precious .git/rebase-merge/x; git rebase
+        --abort` trashes it. Whatever its age, a loose object that is what its name
+        says, which a pack holds too (gitverify), and a loose ref whose very value
+        packed-refs holds for it are git's."""
         if not self.is_git(tid):
-            return False
+            return None
         inside = [d for d in self.git_dirs(tid) if path.startswith(d + os.sep)]
         if not inside:
-            return False
+            return None
         common = min(inside, key=len)
         head, _, rest = path[len(common) + 1 :].partition(os.sep)
+        if head in _ADD_ON_STORES:
+            return None
+        try:
+            entry = birth.of(found.parent_fd, found.name)
+        except OSError:
+            return None
+        if found.removes_dir and stat.S_ISDIR(entry.mode):
+            return True
         if head == "objects":
-            return not self._objects.loses_content(os.path.join(common, head), rest)
-        return head not in _ADD_ON_STORES
+            objects = os.path.join(common, head)
+            if self.objects.loses_content(objects, rest):
+                return None
+            if birth.born_since(entry, self._started) or self.objects.verified_loose(
+                rest, found.parent_fd, found.name, entry
+            ):
+                return entry.identity
+            return None
+        if birth.born_since(entry, self._started):
+            return entry.identity
+        if head == "refs" and _packed(common, path[len(common) + 1 :], found, entry):
+            return entry.identity  # pack-refs --prune: its value is in packed-refs now
+        return None
 
     def _exec_prefix(self):
         if self._exec_path is None:
@@ -130,6 +166,12 @@ def git_dir_of_top(top):
     return _resolve_dotgit(os.path.join(top, ".git"))
 
 
+def git_dirs_of_top(top):
+    """(git dir, and its common dir if another) of the work tree at top, or ()."""
+    found = git_dir_of_top(top)
+    return _with_common(found) if found else ()
+
+
 def _nearest(directory):
     probe = directory
     while True:
@@ -168,3 +210,25 @@ def _with_common(git_dir):
     except OSError:
         return (git_dir,)
     return (git_dir, os.path.realpath(os.path.join(git_dir, common)))
+
+
+def _packed(common, refname, found, entry):
+    """Whether the loose ref refname (found, as entry) holds one value line that
+    common's packed-refs holds for refname too."""
+    try:
+        fd = os.open(
+            found.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=found.parent_fd
+        )
+        try:
+            same = birth.of_fd(fd).identity == entry.identity
+            value = os.read(fd, 4097) if same else b""
+        finally:
+            os.close(fd)
+        with open(os.path.join(common, "packed-refs"), "rb") as handle:
+            packed = handle.read()
+    except OSError:
+        return False
+    line = value.rstrip(b"\n")
+    if len(value) > 4096 or b"\n" in line or len(line) not in (40, 64):
+        return False
+    return b"\n" + line + b" " + os.fsencode(refname) + b"\n" in b"\n" + packed

@@ -14,15 +14,19 @@ Never left to the kernel:
 - when the rule that matches is a catch-all (`*`, `/*`, `**`...), or takes everything
   in a parent (`data/*`, `data/**`);
 - for a directory that is a workspace root or an ancestor of one;
-- when the rule comes from an ignore file written (or renamed, or its times reset)
-  since the run started: the command itself may have just ignored the directory
-  it is about to delete (`echo out/ >> .git/info/exclude; rm -rf out`).
+- when any file that decides the verdict was written (or renamed, or its times
+  reset) since the run started, not only the one holding the rule (see rulefiles):
+  the command itself may have just ignored the directory it is about to delete
+  (`echo out/ >> .git/info/exclude; rm -rf out`, or `git config core.excludesFile`
+  naming an old file), or taken back a rule that kept it (`!build/`);
+- once the command deleted or renamed away such a file (see places.note_change).
 """
 
 import fnmatch
 import os
 
 from ..core.git import inert
+from . import birth, gitcaller, rulefiles
 
 BUILD_NAMES = (
     "build", "dist", "target", "node_modules", "out", "_build", "__pycache__",
@@ -30,8 +34,6 @@ BUILD_NAMES = (
     ".next", ".nuxt", ".parcel-cache", ".turbo", "coverage", "htmlcov", ".eggs",
     "*.egg-info", "cmake-build-*", "CMakeFiles", "obj",
 )  # fmt: skip
-_TICK_NS = 20 * 10**6  # how far the kernel's file clock may lag time.time_ns()
-_COARSE_NS = 2 * 10**9  # a file system with 2 s stamps (FAT)
 _CATCH_ALL = {"*", "/*", "**", "/**", "*/", "/*/", "**/", "**/*", "/**/*", "*/**"}
 
 
@@ -43,7 +45,8 @@ def in_build_tree(top, parent, anchors, git, started):
     candidates = ["/".join(relative[: i + 1]) for i in range(len(relative))]
     inside = [a for a in anchors if a != top and a.startswith(top + os.sep)]
     anchored = [os.path.relpath(a, top).replace(os.sep, "/") for a in inside]
-    ignored = _check_ignore(git, top, candidates + anchored)
+    git_dir = gitcaller.git_dir_of_top(top)
+    ignored = _check_ignore(git, top, git_dir, candidates + anchored)
     if ignored is None or any(a in ignored for a in anchored):
         return False
     # git leaves out the outermost ignored directory as a whole and never looks inside
@@ -52,7 +55,8 @@ def in_build_tree(top, parent, anchors, git, started):
     outermost = next((c for c in candidates if c in ignored), None)
     if outermost is None or _catch_all(ignored[outermost][1]):
         return False
-    if not _older(os.path.join(top, ignored[outermost][0]), started):
+    source = ignored[outermost][0]
+    if not rulefiles.trusted(top, outermost, source, git, started, lambda p: _older(p, started)):
         return False
     full = os.path.join(top, outermost)
     if any(a == full or a.startswith(full + os.sep) for a in anchors):
@@ -86,29 +90,25 @@ def _older(source, started):
         stats = (os.lstat(source), os.stat(source))
     except (OSError, ValueError):
         return False
-    return all(
-        _stamp(st.st_mtime_ns) < started and _stamp(st.st_ctime_ns) < started for st in stats
-    )
+    late = birth.latest
+    return all(late(st.st_mtime_ns) < started and late(st.st_ctime_ns) < started for st in stats)
 
 
-def _stamp(ns):
-    """The latest time a file stamped ns may have been written: the kernel stamps
-    with a clock a tick behind; a file system that keeps whole seconds (or two) cuts
-    the rest off."""
-    return ns + (_COARSE_NS if ns % 10**9 == 0 else _TICK_NS)
-
-
-def _check_ignore(git, top, relatives):
+def _check_ignore(git, top, git_dir, relatives):
     """{relative path: (the file holding the rule that ignores it, relative to top or
-    absolute, and the rule's pattern)}, or None when git gives no verdict."""
+    absolute, and the rule's pattern)}, or None when git gives no verdict. The git
+    dir and work tree are given, and matching is case-sensitive: config that moves the
+    work tree (core.worktree) or folds case (core.ignoreCase) changes no verdict."""
     import subprocess  # only once a git work tree is met
 
-    if git is None or any("\0" in r for r in relatives):
+    if git is None or git_dir is None or any("\0" in r for r in relatives):
         return None
     query = "".join(f"{r}/\0" for r in relatives)
+    places = ("--git-dir", git_dir, "--work-tree", top, "-C", top)
+    question = ("-c", "core.ignoreCase=false", "check-ignore", "-v", "-z", "--stdin")
     try:
         done = subprocess.run(
-            inert.argv(git, "-C", top, "check-ignore", "-v", "-z", "--stdin"),
+            inert.argv(git, *places, *question),
             input=os.fsencode(query),
             capture_output=True,
             timeout=30,

@@ -98,9 +98,13 @@ class Renames:
             if refusal:
                 raise walk.FailClosed(refusal, found.path)
             # What leaves a name is read as a deletion would read it; where an entry
-            # arrives, nothing is there yet: its place alone decides.
+            # arrives, nothing is there yet: its place alone decides. What arrives keeps
+            # its own birth: no place in a git dir frees it.
             entry = None if arriving else (found.parent_fd, found.name)
-            left = self._places.left_to_kernel(found.path, tid, found.parent, parent, entry)
+            mover = found if moving else None
+            left = self._places.left_to_kernel(found.path, tid, found.parent, parent, mover, entry)
+            if moving and not left:
+                self._places.note_change(found.path)
             if left and moving and self._places.holds_a_root(found.path):
                 return False
             if not left and arriving:

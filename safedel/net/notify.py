@@ -21,6 +21,15 @@ _IOVECS = struct.Struct("QQQQ")  # two struct iovec: base, length
 PATH_MAX = 4096
 
 
+def tree_lives_on(listener):
+    """Whether some process still holds the filter (no hang-up on the listener yet)."""
+    import select
+
+    poller = select.poll()
+    poller.register(listener, select.POLLIN)
+    return not any(happened & select.POLLHUP for _fd, happened in poller.poll(0))
+
+
 class Notification:
     __slots__ = ("id", "pid", "nr", "args")
 

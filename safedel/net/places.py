@@ -11,12 +11,15 @@
   the report, and whatever merely looks like bookkeeping are judged like any path;
 - exempt roots (the temp directory by default), judged on the real path, outside
   every workspace root nearer than them, and on their own mount (see exempt);
-- the git dir of the repository the real git works in (locks, gc, prune), never a
-  nested repository's `.git` nor an add-on's store (see gitcaller);
+- what the real git made during the run in the git dir of the repository it works
+  in (locks, gc, prune), never a nested repository's `.git` nor an add-on's store
+  (see gitcaller), deleted by its identity rather than left to the kernel (see
+  gitunlink);
 - anything inside an ignored build tree (see ignored) on the work tree's own mount
   (see mounts);
 - a file git itself deletes whose content is the blob HEAD has at that path (see
-  gitblobs), and the empty directories git prunes after it.
+  gitblobs), in a store the command cannot drop (see gitstore), deleted by its
+  identity too; and the empty directories git prunes after it.
 """
 
 import os
@@ -26,14 +29,18 @@ from . import (
     exempt,
     gitblobs,
     gitcaller,
+    gitstore,
     ignored,
     mounts,
     pointerfiles,
+    rulefiles,
     statefiles,
     target,
     trashkeeping,
     walk,
 )
+
+GIT_OWN = "git's own bookkeeping"
 
 
 class Places:
@@ -59,21 +66,28 @@ class Places:
         self._anchors = [os.path.realpath(a) for a in (*roots, os.getcwd())]
         self._roots = tuple(os.path.realpath(r) for r in roots)
         self._ignored = {}  # real parent directory -> does git call it a build tree?
+        # Once the command deletes or renames away a file that decides what git
+        # ignores, no verdict of git's can be trusted any more (see rulefiles).
+        self._rules_changed = False
         # When the run started (time.time_ns()): an ignore rule written since then may
         # be the command's own, not the user's (see ignored). Unknown (0): none is trusted.
         self._started = started or 0
         self._build_mounts = mounts.Boundaries(lambda parent: [self._top(parent)])
         self._repos = {}  # directory -> its work tree top, or None
-        self._git = gitcaller.Trust(git)  # inert.locate() at the run's start
+        self._git = gitcaller.Trust(git, self._started)  # inert.locate() at the start
         self._blobs = gitblobs.Blobs(self._git.program)
+        self._stores = gitstore.Stores(self._git.objects, self._drops_for_real, self._started)
 
     def exempt_heads(self):
         """As exempt.Exempt.heads."""
         return self._exempt.heads()
 
-    def left_to_kernel(self, path, tid, parent, st, entry=None):
+    def left_to_kernel(self, path, tid, parent, st, found=None, entry=None):
         """A short reason when the kernel should do this deletion itself, else None.
-        parent: os.path.dirname(path); st: the stat of the directory the call acts in;
+        parent: os.path.dirname(path); st: the stat of the directory the call acts in.
+        found: the target.Target at path, without which nothing in a git dir is git's
+        own (a rename's destination: what arrives keeps its own birth). GIT_OWN with
+        found.judged set: git's own, to be deleted by that identity (gitunlink).
         entry: (the caller's parent descriptor, the name) through which safedel's own
         files are read before the kernel may delete them; None where nothing is there
         to read yet (a rename's destination), which judges them by place alone."""
@@ -85,7 +99,10 @@ class Places:
             return "safedel's own files"
         parts = parent.split(os.sep)
         if ".git" in parts:
-            return "git's own bookkeeping" if self._git.own_bookkeeping(path, tid) else None
+            own = found is not None and self._git.own_entry(path, tid, found)
+            if own and own is not True:
+                found.judged = own
+            return GIT_OWN if own else None
         if self._ignored_tree(parent, st):
             return "inside an ignored build tree"
         return None
@@ -104,7 +121,9 @@ class Places:
         return self._ask_git(path)
 
     def git_can_restore(self, found, tid):
-        """When git itself deletes content it stores (found.inspect() done)."""
+        """When git itself deletes content it stores (found.inspect() done): True for
+        an emptied directory, and for a file whose content HEAD holds in a store the
+        command cannot drop, with found.judged set to the file's identity."""
         if not self._git.is_git(tid):
             return False
         top = self._top(os.path.dirname(found.path))
@@ -116,7 +135,23 @@ class Places:
         if not own or gitcaller.git_dir_of_top(top) != own[0]:
             return False  # a nested repository's files: not the caller's to give back
         relative = os.path.relpath(found.path, top).replace(os.sep, "/")
-        return self._blobs.in_head(top, relative, found.parent_fd, found.name, found.st)
+        held = self._blobs.in_head(top, relative, found.parent_fd, found.name, found.st)
+        if held is None or not self._stores.keep(own[-1], held[0]):
+            return False
+        found.judged = held[1]
+        return True
+
+    def _drops_for_real(self, directory):
+        """Whether the net leaves deletions in directory (a real path) to the kernel:
+        an exempt root's, or an ignored build tree's."""
+        try:
+            st = os.stat(directory)
+        except OSError:
+            return True
+        inside = os.path.join(directory, "x")
+        if inside.startswith(self._exempt_prefixes) and self._exempt.covers(inside, directory, st):
+            return True
+        return ".git" not in directory.split(os.sep) and self._ignored_tree(directory, st)
 
     def close(self):
         self._blobs.close()
@@ -166,7 +201,17 @@ class Places:
             known = self._ignored[parent] = self._ask_git(parent)
         return known and self._build_mounts.same_mount(parent, st)
 
+    def note_change(self, path):
+        """The command deletes (or renames away) path, judged: if it is of a kind that
+        decides what git ignores, no ignored build tree is left to the kernel from now
+        on (what git would say without it is not what the user wrote)."""
+        if not self._rules_changed and rulefiles.shapes_rules(path):
+            self._rules_changed = True
+            self._ignored.clear()
+
     def _ask_git(self, parent):
+        if self._rules_changed:
+            return False
         top = self._top(parent)
         if top is None or parent == top:
             return False

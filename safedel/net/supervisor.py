@@ -84,7 +84,7 @@ class Supervisor:
         self._finished.acquire()
         if self._places is not None:
             self._places.close()
-        if _tree_lives_on(self._listener):
+        if notify.tree_lives_on(self._listener):
             from . import afterlife
 
             afterlife.hand_over(
@@ -174,7 +174,7 @@ class Supervisor:
             channel.answer(notif[0], errno.EPERM)
 
     def _decide(self, notif):
-        from . import callerperm, moves, target, walk
+        from . import callerperm, gitunlink, moves, target, walk
 
         channel, notif_id, tid = self._channel, notif[0], notif[1]
         name = self._names.get(notif[3])
@@ -207,12 +207,18 @@ class Supervisor:
             # (A call straight inside an exempt root was let through by net/quick.py.)
             parent = os.fstat(found.parent_fd)
             entry = (found.parent_fd, found.name)
-            left = self._places.left_to_kernel(found.path, tid, found.parent, parent, entry)
-            if left and found.acts_here(parent):
+            left = self._places.left_to_kernel(found.path, tid, found.parent, parent, found, entry)
+            if left and not found.acts_here(parent):
+                left = found.judged = None
+            if left and found.judged is None:
                 channel.answer(notif_id, proceed=True)
                 return
+
+            def may_delete(parent_st, st):
+                return callerperm.denies(tid, parent_st, st)
+
             try:
-                found.inspect(lambda parent_st, st: callerperm.denies(tid, parent_st, st))
+                found.inspect(may_delete)
             except OSError as exc:
                 channel.answer(notif_id, exc.errno or errno.EIO)
                 return
@@ -222,12 +228,21 @@ class Supervisor:
                     self._fail_closed(found.path, refusal)
                     channel.answer(notif_id, errno.EPERM)
                 return
-            if self._places.git_can_restore(found, tid) and found.acts_here(parent):
-                channel.answer(notif_id, proceed=True)
-                return
+            if not left and self._places.git_can_restore(found, tid):
+                if not found.acts_here(parent):
+                    found.judged = None
+                elif found.judged is None:  # an emptied directory git prunes
+                    channel.answer(notif_id, proceed=True)
+                    return
             if not channel.still_valid(notif_id):
                 return  # the caller is gone; what we read may belong to another process
-            channel.answer(notif_id, self._judge(found))
+            self._places.note_change(found.path)
+            done = (
+                None
+                if found.judged is None
+                else gitunlink.answer(found, self._fail_closed, may_delete)
+            )
+            channel.answer(notif_id, self._judge(found) if done is None else done)
         finally:
             found.close()
 
@@ -267,7 +282,7 @@ class Supervisor:
         conf = settings.load(self._environ) if self._turn_file else self._settings
         try:
             deletion.authorize(conf, RUNTIME, [item])
-            _trash(conf, found, item)
+            dirmodes.trash_lending(conf, RUNTIME, found, item)
         except deletion.Refused:
             return errno.EPERM
         except move.TrashFailure as exc:
@@ -275,25 +290,3 @@ class Supervisor:
         except OSError as exc:
             return exc.errno or errno.EIO
         return 0
-
-
-def _trash(conf, found, item):
-    """Trash found; an empty directory its owner may not write gets u+wx for the move
-    (rmdir does not need it), and its own mode back in the trash or, on failure, here."""
-    from ..core import deletion
-    from . import dirmodes
-
-    loan = dirmodes.lend_write(found.parent_fd, found.name, found.st)
-    record = None
-    try:
-        record = deletion.trash_one(conf, RUNTIME, item)
-    finally:
-        if loan is not None:  # on the directory, in the trash or still here
-            loan.give_back(record.trash_path if record is not None else None)
-
-
-def _tree_lives_on(listener):
-    """Whether some process still holds the filter (no hang-up on the listener yet)."""
-    poller = select.poll()
-    poller.register(listener, select.POLLIN)
-    return not any(happened & select.POLLHUP for _fd, happened in poller.poll(0))

@@ -19,7 +19,7 @@ AT_REMOVEDIR = 0x200
 class Target:
     """parent_fd (O_PATH) + name, with the real absolute path and what the call wants."""
 
-    __slots__ = ("parent_fd", "name", "path", "parent", "removes_dir", "trailing", "st")
+    __slots__ = ("parent_fd", "name", "path", "parent", "removes_dir", "trailing", "st", "judged")
 
     def __init__(self, parent_fd, name, path, removes_dir, trailing, parent=None):
         self.parent_fd = parent_fd
@@ -29,6 +29,9 @@ class Target:
         self.removes_dir = removes_dir
         self.trailing = trailing
         self.st = None
+        # The identity (birth.Entry.identity) of an entry found git's to delete
+        # unjudged: deleted by that identity, not by its name (see gitunlink).
+        self.judged = None
 
     def inspect(self, may_delete=None):
         """lstat the item and check the call suits it; OSError with the kernel's errno.

@@ -8,6 +8,7 @@ const nativePath = require('path');
 const pathPosix = nativePath.posix;
 const { lstatSync, readlinkSync, realpathSync } = require('./originals.cjs');
 const { openSync, readSync, fstatSync, closeSync } = require('./originals.cjs');
+const rules = require('./ignorerules.cjs');
 
 const WORKSPACE = 'workspace';
 const EXEMPT = 'exempt';
@@ -201,17 +202,26 @@ function gitOnPath(env) {
   return null;
 }
 
-function askGit(git, tree, args, input) {
+// git's output, or null on failure: asked with nothing of the command's (ignorerules).
+function gitOutput(git, tree, args, input) {
   const { spawnSync } = require('child_process');
-  const done = spawnSync(git, ['-C', tree, ...args], { input, stdio: ['pipe', 'pipe', 'ignore'] });
-  if (done.error || (done.status !== 0 && done.status !== 1)) return new Set();
-  const out = done.stdout.toString('latin1').split('\0').filter(Boolean);
+  const argv = [...rules.OPTIONS, '-C', tree, ...args];
+  const options = { input, stdio: ['pipe', 'pipe', 'ignore'], env: rules.gitEnv(process.env) };
+  const done = spawnSync(git, argv, options);
+  if (done.error || (done.status !== 0 && done.status !== 1)) return null;
+  return done.stdout;
+}
+
+function askGit(git, tree, args, input) {
+  const output = gitOutput(git, tree, args, input);
+  const out = output ? output.toString('latin1').split('\0').filter(Boolean) : [];
   return new Set(out.map((p) => (p.startsWith('/') ? p : pathPosix.join(tree, p))));
 }
 
-// Does git ignore path (a real, absolute latin1 path)? No git, no work tree or any git
-// failure: no. An ignored directory holding no tracked file is remembered.
-function ignored(path, env) {
+// Does git ignore path (a real, absolute latin1 path) by rules older than startMs? No
+// git, no work tree or any git failure: no. An ignored directory holding no tracked
+// file is remembered.
+function ignored(path, env, startMs) {
   for (let dir = pathPosix.dirname(path); ; dir = pathPosix.dirname(dir)) {
     if (ignoredDirs.has(dir)) return true;
     if (pathPosix.dirname(dir) === dir) break;
@@ -222,7 +232,9 @@ function ignored(path, env) {
   const parent = pathPosix.dirname(path);
   const asked = parent === tree ? [path] : [parent, path];
   const input = Buffer.from(asked.map((p) => p + '\0').join(''), 'latin1');
-  const answer = askGit(git, tree, ['check-ignore', '--stdin', '-z'], input);
+  const output = gitOutput(git, tree, ['check-ignore', '-v', '--stdin', '-z'], input);
+  const verdicts = rules.parseVerbose(tree, output || Buffer.alloc(0));
+  const answer = rules.believed(tree, verdicts, startMs);
   if (answer.has(parent) && parent !== tree) {
     const tracked = askGit(git, tree, ['ls-files', '-z', '--', parent], Buffer.alloc(0));
     if (tracked.size === 0) ignoredDirs.add(parent);
@@ -232,9 +244,10 @@ function ignored(path, env) {
 
 // Why path need not count ('created-this-turn' or 'ignored'), or null.
 function regenerable(path, settings, env, ledgerStart) {
-  const start = turnStart(settings, env);
-  if (createdSince(path, start !== null ? start : ledgerStart())) return CREATED;
-  return ignored(path, env) ? IGNORED : null;
+  const turn = turnStart(settings, env);
+  const start = turn !== null ? turn : ledgerStart();
+  if (createdSince(path, start)) return CREATED;
+  return ignored(path, env, start) ? IGNORED : null;
 }
 
 module.exports = {

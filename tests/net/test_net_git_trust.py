@@ -51,16 +51,17 @@ def test_a_build_name_inside_an_ignored_data_dir_is_trashed(sandbox):
 def test_an_ignore_rule_written_during_the_run_leaves_the_directory_judged(sandbox):
     """The command ignores out/ and dist/ itself (one rule in .git/info/exclude, one in
     a .gitignore whose mtime it then sets back), then deletes them: both are judged.
-    sub/build/, ignored by a rule written before the run, is still left to the kernel."""
+    So is sub/build/, though its rule in sub/.gitignore was written before the run:
+    the files it wrote are read for sub/build too (an `!sub/` or `sub/` there decides
+    whether git looks inside sub/ at all)."""
     require_net()
     work = sandbox.work
     _repo(sandbox)
     (work / "sub").mkdir()
     (work / "sub" / ".gitignore").write_text("build/\n")
     (work / ".gitignore").write_text("*.log\n")
-    mine = ["out/f1.c", "out/f2.c", "dist/notes.md"]
-    built = ["sub/build/a.o", "sub/build/b.o"]
-    for name in mine + built:
+    mine = ["out/f1.c", "out/f2.c", "dist/notes.md", "sub/build/a.o", "sub/build/b.o"]
+    for name in mine:
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(name)
     script = (
@@ -69,13 +70,31 @@ def test_an_ignore_rule_written_during_the_run_leaves_the_directory_judged(sandb
     )
     done = _dash(sandbox, script)
     assert done.returncode == 0, done.stderr
-    assert not any((work / name).exists() for name in mine + built + ["out", "dist"])
+    assert not any((work / name).exists() for name in mine + ["out", "dist"])
     moved = {e["path"]: e["trashPath"] for e in sandbox.report() if e["operation"] == "trash"}
     for name in mine:  # each file in the trash, whole
         with open(moved[str(work / name)]) as handle:
             assert handle.read() == name
+
+
+def test_a_rule_written_off_the_path_leaves_a_build_tree_to_the_kernel(sandbox):
+    """A .gitignore the command writes in another directory is not read for sub/build:
+    sub/build/, ignored by a rule written before the run, is left to the kernel."""
+    require_net()
+    work = sandbox.work
+    _repo(sandbox)
+    (work / "sub").mkdir()
+    (work / "other").mkdir()
+    (work / "sub" / ".gitignore").write_text("build/\n")
+    built = ["sub/build/a.o", "sub/build/b.o"]
+    for name in built:
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(name)
+    done = _dash(sandbox, "echo dist/ >> other/.gitignore && /bin/rm -rf sub/build")
+    assert done.returncode == 0, done.stderr
+    assert not (work / "sub" / "build").exists()
     # Its files left to the kernel (the emptied directory itself, as any, is judged).
-    assert not [p for p in moved if p.startswith(str(work / "sub" / "build") + os.sep)]
+    assert _trashed_paths(sandbox) == [str(work / "sub" / "build")]
 
 
 def test_the_supervisors_git_runs_no_hook_of_the_command(sandbox):

@@ -18,6 +18,10 @@ def fresh_cache():
     regenerable._ignored_dirs.clear()
 
 
+# A turn that starts after the repository's rules were written.
+LATER = time.time() + 3600
+
+
 def git(repo, *args):
     subprocess.run([require("git"), "-C", str(repo), *args], check=True, capture_output=True)
 
@@ -42,7 +46,7 @@ def test_git_decides_what_is_ignored(repo):
     targets = [str(repo / n) for n in ("dist/a.js", "src/x.log", "src/keep.c", "src/new.c")]
     targets += [str(repo / "dist"), str(repo / "forced"), str(repo / "forced" / "f.js")]
     targets.append(str(repo / "forced" / "loose.js"))
-    found = regenerable.ignored(targets)
+    found = regenerable.ignored(targets, since=LATER)
     loose = str(repo / "forced" / "loose.js")
     assert found == {str(repo / "dist/a.js"), str(repo / "src/x.log"), str(repo / "dist"), loose}
     # forced/ holds a force-added, tracked file: it is not regenerable as a whole, and
@@ -51,19 +55,20 @@ def test_git_decides_what_is_ignored(repo):
 
 
 def test_ignored_directories_are_remembered_per_process(repo, monkeypatch):
-    regenerable.ignored([str(repo / "dist" / "a.js")])
+    regenerable.ignored([str(repo / "dist" / "a.js")], since=LATER)
     monkeypatch.setenv("PATH", "/nonexistent")  # no git any more: the cache answers
-    assert regenerable.ignored([str(repo / "dist" / "b.js")]) == {str(repo / "dist" / "b.js")}
-    assert regenerable.ignored([str(repo / "src" / "x.log")]) == set()
+    other = str(repo / "dist" / "b.js")
+    assert regenerable.ignored([other], since=LATER) == {other}
+    assert regenerable.ignored([str(repo / "src" / "x.log")], since=LATER) == set()
 
 
 def test_no_git_or_no_work_tree_means_not_ignored(repo, tmp_path, monkeypatch):
     outside = tmp_path / "plain"
     outside.mkdir()
     (outside / "a.log").write_text("x")
-    assert regenerable.ignored([str(outside / "a.log")]) == set()
+    assert regenerable.ignored([str(outside / "a.log")], since=LATER) == set()
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    assert regenerable.ignored([str(repo / "dist" / "a.js")]) == set()
+    assert regenerable.ignored([str(repo / "dist" / "a.js")], since=LATER) == set()
 
 
 def test_a_broken_git_means_not_ignored(repo, tmp_path, monkeypatch):
@@ -72,7 +77,7 @@ def test_a_broken_git_means_not_ignored(repo, tmp_path, monkeypatch):
     (fake / "git").write_text("#!/bin/sh\necho boom >&2\nexit 128\n")
     (fake / "git").chmod(0o755)
     monkeypatch.setenv("PATH", str(fake))
-    assert regenerable.ignored([str(repo / "dist" / "a.js")]) == set()
+    assert regenerable.ignored([str(repo / "dist" / "a.js")], since=LATER) == set()
 
 
 def conf(tmp_path, turn="T"):
@@ -117,6 +122,8 @@ def test_turn_start_from_the_environment_else_the_ledger(tmp_path):
 
 def test_classify_names_why(repo, tmp_path):
     current, env = conf(tmp_path)
+    # The turn starts surely after the rules were written: past the file clock's lag.
+    time.sleep(0.05)
     (tmp_path / "marker").write_text("x")
     start = regenerable.birth_or_change_time(str(tmp_path / "marker"))
     env[regenerable.START_VARIABLE] = f"{start}:T"

@@ -12,6 +12,7 @@ prompt     : the question a person answers at a terminal
 signals    : the signal files a harness reads
 outside    : targets outside the workspace, refused until approved
 regenerable: targets made this turn or ignored by git, trashed but not counted
+ignorerules: which of git's "ignored" answers the guard believes (rules older than the turn)
 
 May import: policy, report, contract, the leaves of core/, and git/inert.
 """

@@ -1,9 +1,10 @@
 """Regenerable targets: trashed like any other, but not counted by the bulk guard.
 
 A target is regenerable when this turn created it (its birth time, else its ctime, is
-not older than the turn's start) or when git ignores it. Counting a configure script's
-`conftest.*` files or a build's `dist/` helps nobody; a tracked file, or an untracked
-one that existed before the turn, always counts.
+not older than the turn's start) or when git ignores it by rules older than the turn
+(see ignorerules). Counting a configure script's `conftest.*` files or a build's
+`dist/` helps nobody; a tracked file, or an untracked one that existed before the
+turn, always counts.
 
 This is decided only for a batch the guard would otherwise refuse, so the common path
 costs nothing. git itself decides what it ignores (`git check-ignore`, one process per
@@ -19,7 +20,7 @@ from .. import jsonl
 from ..git import inert
 from ..policy.workspace import work_tree
 from ..private import open_dir
-from . import ledger
+from . import ignorerules, ledger
 
 CREATED = "created-this-turn"
 IGNORED = "ignored"
@@ -29,6 +30,7 @@ _AT_SYMLINK_NOFOLLOW = 0x100
 _AT_FDCWD = -100
 _statx = []
 _ignored_dirs = set()
+_QUESTION = (*ignorerules.OPTIONS, "check-ignore", "-v", "--stdin", "-z")
 # Targets let through uncounted, by path, until their trash event is written.
 uncounted = {}
 
@@ -161,9 +163,10 @@ def _under_ignored_dir(path):
     return True
 
 
-def ignored(paths, environ=None):
-    """The subset of paths (absolute, real parents) that git ignores. No git, no work
-    tree or any git failure means: not ignored."""
+def ignored(paths, environ=None, since=None):
+    """The subset of paths (absolute, real parents) that git ignores by rules written
+    before since (seconds; see ignorerules). No git, no work tree or any git failure
+    means: not ignored."""
     found, by_tree, trees = set(), {}, {}
     for path in paths:
         if _under_ignored_dir(path):
@@ -178,7 +181,9 @@ def ignored(paths, environ=None):
     git = _git(os.environ if environ is None else environ)
     for tree, members in by_tree.items():
         parents = {os.path.dirname(p) for p in members} - {tree}
-        answer = _git_paths(git, tree, ["check-ignore", "--stdin", "-z"], sorted(parents) + members)
+        asked = _git_output(git, tree, [*_QUESTION], sorted(parents) + members) or b""
+        verdicts = ignorerules.parse_verbose(tree, asked)
+        answer = ignorerules.believed(tree, verdicts, since, birth_or_change_time)
         # An ignored directory may still hold files someone force-added: those count.
         dirs = (parents & answer) | {p for p in answer.intersection(members) if os.path.isdir(p)}
         tracked = _git_paths(git, tree, ["ls-files", "-z", "--"], sorted(dirs), as_args=True)
@@ -204,10 +209,15 @@ def _git(environ):
 
 
 def _git_paths(git, tree, args, paths, as_args=False):
-    """Run git in tree on paths (NUL-separated on stdin, or as arguments); the absolute
-    paths it prints. Any failure, or no git at all, gives an empty set."""
+    output = _git_output(git, tree, args, paths, as_args) or b""  # b"": none on failure
+    return {os.path.join(tree, os.fsdecode(p)) for p in output.split(b"\0") if p}
+
+
+def _git_output(git, tree, args, paths, as_args=False):
+    """What git run in tree on paths (NUL-separated on stdin, or as arguments) prints,
+    or None on any failure, or with no git at all."""
     if git is None or not paths:
-        return set()
+        return None
     argv = inert.argv(git, "-C", tree, *args)
     if as_args:
         argv += paths
@@ -215,10 +225,8 @@ def _git_paths(git, tree, args, paths, as_args=False):
     try:
         code, output = _run(argv, payload)
     except OSError:
-        return set()
-    if code not in (0, 1):
-        return set()
-    return {os.path.join(tree, os.fsdecode(p)) for p in output.split(b"\0") if p}
+        return None
+    return output if code in (0, 1) else None
 
 
 def _input_file(payload):
@@ -241,7 +249,8 @@ def _run(argv, payload):
     if not hasattr(os, "posix_spawn"):
         import subprocess
 
-        done = subprocess.run(argv, input=payload, capture_output=True, check=False)
+        env = inert.environ(os.environ)
+        done = subprocess.run(argv, input=payload, capture_output=True, check=False, env=env)
         return done.returncode, done.stdout
     source = _input_file(payload)
     reader, writer = os.pipe()
@@ -250,7 +259,8 @@ def _run(argv, payload):
         try:
             actions = [(os.POSIX_SPAWN_DUP2, source, 0), (os.POSIX_SPAWN_DUP2, writer, 1)]
             actions.append((os.POSIX_SPAWN_DUP2, null, 2))
-            pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions)
+            # No GIT_DIR, GIT_CONFIG_* of the command's: they would choose the rules.
+            pid = os.posix_spawn(argv[0], argv, inert.environ(os.environ), file_actions=actions)
         finally:
             os.close(null)
         os.close(writer)
@@ -280,7 +290,7 @@ def classify(settings, targets, environ=None):
             parent = os.path.realpath(os.path.dirname(target))
             real[os.path.join(parent, os.path.basename(target))] = target
     if real:
-        reasons.update((real[t], IGNORED) for t in ignored(list(real), environ))
+        reasons.update((real[t], IGNORED) for t in ignored(list(real), environ, start))
     return reasons
 
 

@@ -1,0 +1,60 @@
+"""The guard leaves ignored files uncounted only by ignore rules the command did not
+write (issue #29, case 6, for the guard): a rule it adds to .gitignore or
+info/exclude, an excludes file it names in config or through GIT_CONFIG_*, a GIT_DIR
+it points elsewhere: each leaves the 80 untracked files of dist/ counted, so a
+runaway loop over them stops at the threshold, in Python, Node and rm alike."""
+
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+from conftest import last_markers, require
+from test_regenerable_loops import LOOP, NODE_LOOP
+
+# What the command does first, before it empties dist/. $OLD: a rules file naming
+# dist/, $O: another repository whose info/exclude ignores dist/; both made before.
+SPELLINGS = {
+    ".gitignore": "echo dist/ > .gitignore",
+    "info/exclude": "echo dist/ >> .git/info/exclude",
+    "config": "git config core.excludesFile $OLD",
+    "GIT_CONFIG_*": (
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.excludesFile GIT_CONFIG_VALUE_0=$OLD;"
+        " export GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0"
+    ),
+    "GIT_DIR": "GIT_DIR=$O/.git GIT_WORK_TREE=$PWD; export GIT_DIR GIT_WORK_TREE",
+}
+
+
+def _project(sandbox):
+    """app/ with 80 untracked files in dist/, made before the run; nothing ignores them."""
+    git = require("git")
+    root = sandbox.work / "app"
+    (root / "dist").mkdir(parents=True)
+    subprocess.run([git, "init", "-q", str(root)], check=True)
+    for number in range(80):
+        (root / "dist" / f"{number}.js").write_text("x")
+    (sandbox.root / "old-rules").write_text("dist/\n")
+    other = sandbox.root / "other"
+    subprocess.run([git, "init", "-q", str(other)], check=True)
+    with open(other / ".git" / "info" / "exclude", "a") as handle:
+        handle.write("dist/\n")
+    return root, {"OLD": str(sandbox.root / "old-rules"), "O": str(other)}
+
+
+@pytest.mark.parametrize("runtime", ["python", "node", "rm"])
+@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+def test_rules_the_command_writes_leave_its_deletions_counted(sandbox, spelling, runtime):
+    root, names = _project(sandbox)
+    loop = {
+        "python": f"{sys.executable} -c {shlex.quote(LOOP)}",
+        "node": f"{require('node')} -e {shlex.quote(NODE_LOOP)}",
+        "rm": "rm dist/*.js || exit 3",
+    }[runtime]
+    env = sandbox.base_env(**names)
+    done = sandbox.run("sh", "-c", f"{SPELLINGS[spelling]} && {loop}", cwd=root, env=env)
+    assert done.returncode == 3, done.stderr
+    assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in last_markers(done.stderr)
+    assert len(os.listdir(root / "dist")) == (80 if runtime == "rm" else 30)
+    assert [e for e in sandbox.report() if e.get("counted") is False] == []
