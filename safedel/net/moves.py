@@ -97,7 +97,7 @@ class Renames:
             refusal = moving and self._places.state_move_refusal(found.path, tid)
             if refusal:
                 raise walk.FailClosed(refusal, found.path)
-            left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
+            left = self._places.left_to_kernel(found, tid, parent)
             if left and moving and self._places.holds_a_root(found.path):
                 return False
             if not left and arriving:

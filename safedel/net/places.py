@@ -8,7 +8,8 @@
   who makes it: no per-process mark to forge or to lose across exec. What a trash
   holds (`files/`) and the report are judged like any path;
 - exempt roots (the temp directory by default), judged on the real path, outside
-  every workspace root nearer than them, and on their own mount (see exempt);
+  every workspace root nearer than them, in the very directory each root was when the
+  run started, and on its own mount (see exempt);
 - the git dir of the repository the real git works in (locks, gc, prune), never a
   nested repository's `.git` nor an add-on's store (see gitcaller);
 - anything inside an ignored build tree (see ignored) on the work tree's own mount
@@ -61,12 +62,15 @@ class Places:
         """As exempt.Exempt.heads."""
         return self._exempt.heads()
 
-    def left_to_kernel(self, path, tid, parent, st):
+    def left_to_kernel(self, found, tid, st):
         """A short reason when the kernel should do this deletion itself, else None.
-        parent: os.path.dirname(path); st: the stat of the directory the call acts in."""
+        found: the call's target.Target; st: the stat of the directory the call acts
+        in (found.parent_fd, reached by the caller's own walk)."""
+        path, parent = found.path, found.parent
         # First the commonest answer (temp files); the order changes no outcome.
         # path is real already: its parent came from the kernel.
-        if path.startswith(self._exempt_prefixes) and self._exempt.covers(path, parent, st):
+        exempt = path.startswith(self._exempt_prefixes)
+        if exempt and self._exempt.covers(path, parent, st, found.parent_fd):
             return "exempt"
         if self._own_bookkeeping(path, parent, tid):
             return "safedel's own files"

@@ -206,7 +206,7 @@ class Supervisor:
             # directory the call acts in; otherwise the call is judged like any other.
             # (A call straight inside an exempt root was let through by net/quick.py.)
             parent = os.fstat(found.parent_fd)
-            left = self._places.left_to_kernel(found.path, tid, found.parent, parent)
+            left = self._places.left_to_kernel(found, tid, parent)
             if left and found.acts_here(parent):
                 channel.answer(notif_id, proceed=True)
                 return
