@@ -110,6 +110,49 @@ def deletion(front_end, roots, scripts):
     return f"{interpreter} {shlex.quote(program)} {quoted}"
 
 
+# Deletes ROOT/x0 .. ROOT/x<N-1>, ROUNDS times over: whatever ROOT leads to each time.
+RACING = {
+    "python": (
+        "python3 -c",
+        "import os, sys\nroot, n, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])\n"
+        "done = 0\nfor _ in range(rounds):\n    for i in range(n):\n        try:\n"
+        "            os.remove(f'{root}/x{i}'); done += 1\n        except OSError:\n"
+        "            pass\nprint('deleted', done)\n",
+    ),
+    "node": (
+        "node -e",
+        "const fs = require('fs'); const [root, n, rounds] = process.argv.slice(1);\n"
+        "let done = 0;\nfor (let r = 0; r < +rounds; r++) for (let i = 0; i < +n; i++) {\n"
+        "  try { fs.unlinkSync(`${root}/x${i}`); done++; } catch {}\n}\n"
+        "console.log('deleted', done);\n",
+    ),
+    "rm": (
+        "sh -c",
+        'i=0; while [ $i -lt "$3" ]; do rm -f "$1"/x*; i=$((i+1)); done; echo deleted',
+    ),
+}
+
+
+def racing_layout(base, files):
+    """A temp dir and a project, both holding x0 .. x<files-1>."""
+    written = {}
+    for where, kind in ((base / "t", "temp"), (base / "proj", "mine")):
+        where.mkdir(parents=True)
+        for i in range(files):
+            data = f"{kind} x{i} {os.urandom(8).hex()}\n".encode()
+            (where / f"x{i}").write_bytes(data)
+            written[data] = str(where / f"x{i}")
+    return written
+
+
+def racing_deleter(front_end, root, rounds):
+    """The shell command deleting root/x0 .. root/x29, rounds times over."""
+    interpreter, text = RACING[front_end]
+    # sh -c and node -e take the program's own arguments after a name for $0 / argv[1].
+    zero = " x" if interpreter == "sh -c" else ""
+    return f"{interpreter} {shlex.quote(text)}{zero} {shlex.quote(root)} 30 {rounds}"
+
+
 class Case:
     """One exempt root T (not necessarily there yet) and the project P to keep."""
 

@@ -22,11 +22,14 @@ import pytest
 from .conftest import NOBODY, need_root
 from .exemptcase import (
     FRONT_ENDS,
+    RACING,
     Case,
     contents,
     deletion,
     gone_for_real,
     lost,
+    racing_deleter,
+    racing_layout,
     require_net,
     require_tools,
     run,
@@ -142,51 +145,14 @@ while not os.path.exists(stop):
     except OSError:
         pass
 """
-# Deletes ROOT/x0 .. ROOT/x<N-1>, ROUNDS times over: whatever ROOT leads to each time.
-RACING = {
-    "python": (
-        "python3 -c",
-        "import os, sys\nroot, n, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])\n"
-        "done = 0\nfor _ in range(rounds):\n    for i in range(n):\n        try:\n"
-        "            os.remove(f'{root}/x{i}'); done += 1\n        except OSError:\n"
-        "            pass\nprint('deleted', done)\n",
-    ),
-    "node": (
-        "node -e",
-        "const fs = require('fs'); const [root, n, rounds] = process.argv.slice(1);\n"
-        "let done = 0;\nfor (let r = 0; r < +rounds; r++) for (let i = 0; i < +n; i++) {\n"
-        "  try { fs.unlinkSync(`${root}/x${i}`); done++; } catch {}\n}\n"
-        "console.log('deleted', done);\n",
-    ),
-    "rm": (
-        "sh -c",
-        'i=0; while [ $i -lt "$3" ]; do rm -f "$1"/x*; i=$((i+1)); done; echo deleted',
-    ),
-}
-
-
-def _racing_layout(base, files):
-    """A temp dir and a project, both holding x0 .. x<files-1>."""
-    written = {}
-    for where, kind in ((base / "t", "temp"), (base / "proj", "mine")):
-        where.mkdir(parents=True)
-        for i in range(files):
-            data = f"{kind} x{i} {os.urandom(8).hex()}\n".encode()
-            (where / f"x{i}").write_bytes(data)
-            written[data] = str(where / f"x{i}")
-    return written
 
 
 def _racing(base, flipper, front_end, rounds, as_nobody=False):
     """The script: the flipper started (and waited for), the deleter, the flipper
     stopped."""
-    interpreter, text = RACING[front_end]
     prefix = f"setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups " if as_nobody else ""
-    quote = shlex.quote
-    flip = f"{prefix}python3 -I -c {quote(flipper)} {base}/t {base}/proj {base}/stop"
-    # sh -c and node -e take the program's own arguments after a name for $0 / argv[1].
-    zero = " x" if interpreter == "sh -c" else ""
-    delete = f"{interpreter} {quote(text)}{zero} {base}/t 30 {rounds}"
+    flip = f"{prefix}python3 -I -c {shlex.quote(flipper)} {base}/t {base}/proj {base}/stop"
+    delete = racing_deleter(front_end, f"{base}/t", rounds)
     wait = f"while [ ! -s {base}/flipping ]; do sleep 0.01; done"
     return f"{flip} > {base}/flipping & {wait}; {delete}; touch {base}/stop; wait"
 
@@ -199,7 +165,7 @@ def test_a_swap_racing_the_deletions_loses_nothing(sandbox, front_end, net):
     require_net(net)
     require_tools(front_end)
     base = sandbox.root / "race"
-    written = _racing_layout(base, 30)
+    written = racing_layout(base, 30)
     script = _racing(base, FLIP, front_end, 12 if front_end == "rm" else 40)
     done = run(sandbox, script, net, env=sandbox.base_env(TMPDIR=base / "t"))
     assert b"deleted" in done.stdout, done.stderr.decode()[-3000:]
@@ -249,7 +215,7 @@ def test_another_user_racing_a_link_swap_of_our_temp_dir_loses_nothing(
     need_root()
     require_tools(front_end)
     base = shared_pub / "race"
-    written = _racing_layout(base, 30)
+    written = racing_layout(base, 30)
     os.chmod(base, 0o777)
     script = _racing(base, LINK_FLIP, front_end, 12 if front_end == "rm" else 40, True)
     done = run(sandbox, script, "off", env=sandbox.base_env(TMPDIR=base / "t"))
