@@ -4,10 +4,10 @@ The one deletion pipeline (deletion.py: protected -> exempt -> guard -> trash) a
 leaves every part shares: jsonl, private, printable, outcome, resolve, mounts, lendmode
 and removable (could GNU have removed it?). The parts, one package each:
 
-contract : the environment contract: settings, host, the run record and run pointer
+contract : the environment contract: settings, host, exempt ids, the run record and pointer
 report   : the JSON-lines report (write, segments, read) and the marker lines
 trash    : freedesktop trash dirs, .trashinfo, dirsizes, trust, orphans, real delete
-policy   : protected/exempt targets, workspace roots and scopes, kept roots
+policy   : protected/exempt targets, exempt roots by identity, workspace roots, kept roots
 guard    : the bulk guard: ledger, turn, stage, refusal, prompt, signals, outside
 gnu      : rm, rmdir, unlink and find -delete, and the launchers' start-up bundle
 pyshim   : the Python shim's patches of os, shutil, pathlib and pip

@@ -26,11 +26,11 @@ import errno
 import os
 import sys
 
-from . import mounts, resolve
+from . import resolve
 from .contract.settings import warn_once
 from .guard.stage import Refused, authorize
 from .outcome import DeletionError, Outcome
-from .policy import targets, workspace
+from .policy import exemptroot, targets, workspace
 from .report import write
 from .trash import move
 
@@ -44,9 +44,16 @@ def judge(settings, path, dir_fd=None):
     target = path if isinstance(path, resolve.Target) else resolve.resolve(path, dir_fd)
     target.reason = targets.target_protected(target)
     target.klass = PROTECTED if target.reason else classify(target, settings)
-    if not targets.reaches_exempt(target.parent, settings.exempt):
+    if not settings.exempt or not _reaches_exempt(target.parent, settings):
         resolve.remember(target)
     return target
+
+
+def _reaches_exempt(directory, settings):
+    """Whether directory (real bytes) is an exempt root or lies inside one."""
+    shown = os.fsdecode(directory)
+    roots = exemptroot.real_paths(settings)
+    return any(exemptroot.depth(shown, root) is not None for root in roots)
 
 
 def classify(target, settings):
@@ -56,10 +63,11 @@ def classify(target, settings):
     outside-workspace question for it (core.outside). So is one inside safedel's own
     trash or state (core.kept) in the temp dir. An exempt directory holding a workspace
     root is TRASH, in one rename and without the question (core.outside); one that is or
-    holds a kept root is PROTECTED (target.reason says why)."""
+    holds a kept root is PROTECTED (target.reason says why). An exempt root is the very
+    directory it was when the run started (core/policy/exemptroot.py)."""
     if not settings.exempt:
         return TRASH
-    exempt_roots = workspace.real_exempt(settings.exempt)
+    exempt_roots = exemptroot.real_paths(settings)
     if workspace.nearest_exempt(target.shown, exempt_roots) is None:
         return TRASH  # the commonest case: nothing exempt to weigh
     from .policy import kept  # only for a target in an exempt root
@@ -76,28 +84,7 @@ def classify(target, settings):
     inner = workspace.inner_roots(roots, exempt_roots)
     if inner and workspace.holds_root(target.shown, inner):
         return TRASH
-    return EXEMPT if _on_exempt_mount(target, exempt_roots) else TRASH
-
-
-def _on_exempt_mount(target, exempt_roots):
-    """Whether target lies on its exempt root's own mount (core.mounts): a project
-    bind-mounted into the temp dir is judged like any other path."""
-    try:
-        if target.via_link:  # what goes is the directory the link leads to
-            root = workspace.nearest_exempt(target.shown, exempt_roots)
-            return mounts.dir_on_root_mount(target.path, os.stat(target.path), root)
-        parent_id = target.parent_id
-        if parent_id is None:  # `x/..`: resolved as a whole, without its parent's identity
-            st = os.stat(target.parent)
-            parent_id = (st.st_dev, st.st_ino)
-    except OSError:
-        return False
-    if not mounts.on_root_mount(target.parent, parent_id, exempt_roots):
-        return False
-    if not target.is_dir:
-        return True
-    root = workspace.nearest_exempt(target.shown, exempt_roots)
-    return mounts.dir_on_root_mount(target.path, target.st, root)
+    return EXEMPT if exemptroot.holds(target, settings) else TRASH
 
 
 def refuse(settings, runtime, target, announce=None):

@@ -33,6 +33,7 @@ class Target:
     via_link the operand was `link/`: the link's target is meant, the link stays
     dots     the last component was `.` or `..` (front ends refuse those operands)
     parent_id (st_dev, st_ino) of parent when it was resolved, to detect a swap later
+    dir_id   for `link/`, (st_dev, st_ino) of the directory the link led to
     klass, reason  filled in by the deletion pipeline: the location class and, when
              refused, why
     """
@@ -51,6 +52,7 @@ class Target:
         "klass",
         "reason",
         "parent_fd",
+        "dir_id",
     )
 
     def __init__(self, given, parent, name, st, slash, parent_id, dots=False):
@@ -58,6 +60,7 @@ class Target:
         self.slash, self.parent_id, self.dots = slash, parent_id, dots
         self.path = _join(parent, name)
         self.via_link = False
+        self.dir_id = None
         self.head = None  # the directory part as given, when it may be remembered
         self.klass = self.reason = None
         # An open descriptor of parent, for an entry whose path is longer than the
@@ -168,7 +171,7 @@ def resolve(given, dir_fd=None):
     if slash and st is not None and stat.S_ISLNK(st.st_mode):
         # `link/`: the kernel follows the link; what is meant lives where it leads.
         try:
-            real, _ = real_directory(_join(parent, last))
+            real, target.dir_id = real_directory(_join(parent, last))
         except OSError:
             return target  # a dangling or non-directory link: the syscall fails anyway
         target.via_link = True

@@ -5,6 +5,7 @@ Kept free of typer and rich: `safedel run` builds this on its fast path.
 
 import os
 
+from ..core.contract import exemptids
 from ..core.contract import settings as core_settings
 
 PRELOAD_FLAG = "--require"
@@ -78,9 +79,21 @@ def contract(base, home, options):
         env["SAFEDEL_EXEMPT"] = ""
     elif "SAFEDEL_EXEMPT" not in base:
         env["SAFEDEL_EXEMPT"] = core_settings.default_exempt(base)
+    env[exemptids.VARIABLE] = exempt_identities(base, env.get("SAFEDEL_EXEMPT"))
     env.update(policy(base, options, env))
     env.update(hooks(base, home))
     return env
+
+
+def exempt_identities(base, exempt):
+    """SAFEDEL_EXEMPT_IDS for the exempt roots (exempt: the list set here, else the
+    one base has): the directory each leads to now, unless base fixed it already (the
+    shell a bootstrap started keeps the directories it found then)."""
+    if exempt is None:
+        exempt = base.get("SAFEDEL_EXEMPT", "")
+    roots = [p for p in exempt.split(os.pathsep) if p]
+    known = exemptids.parse(base.get(exemptids.VARIABLE, "")) or {}
+    return exemptids.variable(exemptids.snapshot(roots, known))
 
 
 def policy(base, options, env):

@@ -107,6 +107,7 @@ def fixed_policy(fixed, env):
     or, for a run inside another, what the enclosing run fixed (settings.load found its
     record), so a nested `safedel run --workspace /` cannot widen it. The child's
     SAFEDEL_* variables are set to say the same."""
+    from ..core.contract import exemptids
     from ..core.policy import workspace
 
     roots = fixed.workspace_roots
@@ -129,6 +130,11 @@ def fixed_policy(fixed, env):
     else:
         env[workspace.ROOTS_VARIABLE] = os.pathsep.join(values["workspaceRoots"])
     env["SAFEDEL_EXEMPT"] = os.pathsep.join(values["exempt"])
+    # Each root as the directory it is now, or as the enclosing run or the shell found
+    # it: what lies under its name later is judged by that directory, not the name.
+    ids = exemptids.snapshot(fixed.exempt, dict(fixed.exempt_ids or ()))
+    values[exemptids.RECORD_KEY] = exemptids.encode(ids)
+    env[exemptids.VARIABLE] = exemptids.variable(ids)
     env["SAFEDEL_OUTSIDE_WORKSPACE"] = values["outsideWorkspace"]
     if values["trashDir"]:
         env["SAFEDEL_TRASH_DIR"] = values["trashDir"]

@@ -7,7 +7,11 @@ run started in /tmp or in ~), leaves the temp dir exempt. Only the workspace roo
 strictly inside an exempt root can take anything from it, so those are found once,
 and a path under none of them (nearly every temp file) costs one more startswith.
 
-A path under an exempt root is exempt only on the root's own mount (see mounts): a
+An exempt root is the directory it was when the run started (its device and inode,
+fixed in the run's record): after `mv "$TMPDIR" x; mv ~/project "$TMPDIR"`, or a bind
+mount over it, nothing under the name is exempt. A path under it is exempt only when
+the directory the caller acts in is that root's directory, or lies below it on its own
+mount, as read from the caller's own parent descriptor (core.policy.exemptroot): a
 bind mount of a project at /tmp/x is judged like any other path.
 
 safedel's own trash and state directory inside an exempt root (HOME=/tmp: see
@@ -17,18 +21,21 @@ judged, and the fast paths stop at the temp dir's entry that leads to them.
 
 import os
 
-from ..core.policy import kept, workspace
-from . import mounts
+from ..core.policy import exemptroot, kept, workspace
 
 
 class Exempt:
-    def __init__(self, exempt_roots, workspace_roots, kept_roots=()):
-        """kept_roots: real paths of safedel's own trash and state (core.kept)."""
-        real = [os.path.realpath(r).rstrip(os.sep) or os.sep for r in exempt_roots if r]
+    def __init__(self, usable, workspace_roots, kept_roots=()):
+        """usable: the exempt roots that hold anything (core.policy.exemptroot.Root: each
+        the very directory it was when the run started); kept_roots: real paths of
+        safedel's own trash and state (core.kept)."""
+        real = [root.real for root in usable]
+        self._usable = tuple(usable)
         self._real = tuple(real)
         # 'root/' per root: a path strictly inside starts with one of them.
         self.prefixes = tuple(r.rstrip(os.sep) + os.sep for r in real)
-        self._ids = _identities(real)
+        # (st_dev, st_ino) -> path (bytes) of each root, as the run fixed it.
+        self._ids = {root.ident: os.fsencode(root.real) for root in usable}
         inner = [w for w in workspace_roots if w.startswith(self.prefixes)]
         self._workspace = tuple(workspace_roots)
         self._inner = tuple(w.rstrip(os.sep) + os.sep for w in inner)
@@ -41,7 +48,6 @@ class Exempt:
         ) | frozenset(_first_names(kept_roots, self.prefixes))
         self._kept = tuple(k for k in kept_roots if k.startswith(self.prefixes))
         self._kept_prefixes = tuple(k + os.sep for k in self._kept)
-        self._boundaries = mounts.Boundaries(self._above, real)
 
     def heads(self):
         """The roots' real paths (bytes), as a caller may spell a parent: with and
@@ -68,10 +74,11 @@ class Exempt:
             return False
         return now.st_ino == st.st_ino and now.st_dev == st.st_dev
 
-    def covers(self, path, parent, st):
+    def covers(self, path, parent, st, fd):
         """Whether path (real, strictly inside an exempt root: path.startswith(prefixes))
-        is exempt: in no workspace root nearer than its exempt root, and its parent
-        (st: the directory the caller acts in) on the mount of an exempt root above."""
+        is exempt: in no workspace root nearer than its exempt root, and its parent (fd
+        open on the directory the caller acts in, st its stat) in the very directory
+        of an exempt root, on that root's own mount (core.policy.exemptroot)."""
         if self._inner and (path.startswith(self._inner) or path in self._inner_roots):
             where = workspace.location(path, self._workspace, self._real)
             if where != workspace.EXEMPT:
@@ -80,18 +87,12 @@ class Exempt:
             where = workspace.location(path, self._workspace, self._real, self._kept)
             if where != workspace.EXEMPT:
                 return False
-        return self._boundaries.same_mount(parent, st)
+        return exemptroot.holds_at(fd, parent, (st.st_dev, st.st_ino), self._usable)
 
     def holds_kept(self, path):
         """Whether a kept root is path or lies within it: renaming it within the temp
         dir would take the trash or the state along to where nothing is kept."""
         return kept.held(path, self._kept) is not None
-
-    def _above(self, parent):
-        """The exempt roots holding parent (or being it), nearest first."""
-        inside = parent + os.sep
-        above = [r for r, p in zip(self._real, self.prefixes) if inside.startswith(p)]
-        return sorted(above, key=len, reverse=True)
 
 
 def workspace_roots(settings):
@@ -101,9 +102,11 @@ def workspace_roots(settings):
 
 
 def of_run(settings):
-    """The Exempt rule of a run, from its settings."""
-    real = tuple(os.path.realpath(r).rstrip(os.sep) or os.sep for r in settings.exempt if r)
-    return Exempt(settings.exempt, workspace_roots(settings), kept.roots(settings, real))
+    """The Exempt rule of a run, from its settings: its exempt roots as the run fixed
+    them (the directory each was when it started)."""
+    usable = exemptroot.roots(settings)
+    real = exemptroot.real_paths(settings)
+    return Exempt(usable, workspace_roots(settings), kept.roots(settings, real))
 
 
 def _first_names(roots, prefixes):
@@ -112,15 +115,3 @@ def _first_names(roots, prefixes):
         for prefix in prefixes:
             if root.startswith(prefix):
                 yield os.fsencode(root[len(prefix) :].partition(os.sep)[0])
-
-
-def _identities(roots):
-    """(st_dev, st_ino) -> path (bytes) of each root that exists."""
-    found = {}
-    for root in roots:
-        try:
-            st = os.stat(root)
-        except OSError:
-            continue
-        found[(st.st_dev, st.st_ino)] = os.fsencode(root)
-    return found

@@ -1,14 +1,14 @@
 """Whether a directory lies on the very mount of a root above it, with no mount between.
 
-The net leaves a call to the kernel for being in the temp dir or in an ignored build
-tree by where its parent directory lies under a root (an exempt root, a work tree's
-top). A path says nothing about mounts: `mount --bind ~/proj /tmp/x`, or a project
-bind-mounted over an ignored `build/`, puts someone's files at a path that looks
-exempt. So the parent must sit on the same mount as the root (the kernel's mount id,
+The net leaves a call to the kernel for being in an ignored build tree by where its
+parent directory lies under the work tree's top. A path says nothing about mounts: a
+project bind-mounted over an ignored `build/` puts someone's files at a path that looks
+ignored. So the parent must sit on the same mount as the top (the kernel's mount id,
 `mnt_id:` in /proc/self/fdinfo, which O_PATH descriptors have too). A mount between
 them, whatever it holds (a docker volume on node_modules, a tmpfs, a bind mount of a
 project), makes the call judged like any other: safedel cannot tell a cache volume
-from someone's project.
+from someone's project. (Exempt roots are judged the same way, and by their identity
+too, from the caller's own parent descriptor: core/policy/exemptroot.py.)
 
 Both are looked at in safedel's own mount namespace, by path, and the parent only when
 it is the directory the caller acts in (its device and inode): a caller in another
@@ -33,17 +33,14 @@ class Boundaries:
     that still leads to the same directory leads to the same data, even through a new
     mount of it.
 
-    A root's mount is the one it had when first seen (exempt roots: at the run's first
-    deletion):
-    a project mounted over the temp dir, or over a work tree whose build/ git ignores,
-    in the middle of a run is a mount between the root as it was and the directory."""
+    A root's mount is the one it had when first seen: a project mounted over a work
+    tree whose build/ git ignores, in the middle of a run, is a mount between the root
+    as it was and the directory."""
 
-    def __init__(self, roots_of, roots=()):
+    def __init__(self, roots_of):
         self._roots_of = roots_of  # parent -> the real roots above it, nearest first
         self._known = {}
         self._root_mounts = {}
-        for root in roots:
-            self._root_mount(root)
 
     def _root_mount(self, root):
         found = self._root_mounts.get(root)

@@ -100,9 +100,7 @@ class Renames:
             # What leaves a name is read as a deletion would read it; where an entry
             # arrives, nothing is there yet: its place alone decides. What arrives keeps
             # its own birth: no place in a git dir frees it.
-            entry = None if arriving else (found.parent_fd, found.name)
-            mover = found if moving else None
-            left = self._places.left_to_kernel(found.path, tid, found.parent, parent, mover, entry)
+            left = self._places.left_to_kernel(found, tid, parent, moving, arriving)
             if moving and not left:
                 self._places.note_change(found.path)
             if left and moving and self._places.holds_a_root(found.path):

@@ -10,7 +10,8 @@
   per-process mark to forge or to lose across exec. What a trash holds (`files/`),
   the report, and whatever merely looks like bookkeeping are judged like any path;
 - exempt roots (the temp directory by default), judged on the real path, outside
-  every workspace root nearer than them, and on their own mount (see exempt);
+  every workspace root nearer than them, in the very directory each root was when the
+  run started, and on its own mount (see exempt);
 - what the real git made during the run in the git dir of the repository it works
   in (locks, gc, prune), never a nested repository's `.git` nor an add-on's store
   (see gitcaller), deleted by its identity rather than left to the kernel (see
@@ -82,24 +83,26 @@ class Places:
         """As exempt.Exempt.heads."""
         return self._exempt.heads()
 
-    def left_to_kernel(self, path, tid, parent, st, found=None, entry=None):
+    def left_to_kernel(self, found, tid, st, moving=True, arriving=False):
         """A short reason when the kernel should do this deletion itself, else None.
-        parent: os.path.dirname(path); st: the stat of the directory the call acts in.
-        found: the target.Target at path, without which nothing in a git dir is git's
-        own (a rename's destination: what arrives keeps its own birth). GIT_OWN with
+        found: the call's target.Target; st: the stat of the directory the call acts
+        in (found.parent_fd, reached by the caller's own walk). GIT_OWN with
         found.judged set: git's own, to be deleted by that identity (gitunlink).
-        entry: (the caller's parent descriptor, the name) through which safedel's own
-        files are read before the kernel may delete them; None where nothing is there
-        to read yet (a rename's destination), which judges them by place alone."""
+        moving: the entry leaves its name (a deletion does); only then can it be git's
+        own, since what arrives keeps its own birth. arriving: a rename's destination,
+        where nothing is there yet to read: safedel's own files are judged by place."""
+        path, parent = found.path, found.parent
+        entry = None if arriving else (found.parent_fd, found.name)
         # First the commonest answer (temp files); the order changes no outcome.
         # path is real already: its parent came from the kernel.
-        if path.startswith(self._exempt_prefixes) and self._exempt.covers(path, parent, st):
+        exempt = path.startswith(self._exempt_prefixes)
+        if exempt and self._exempt.covers(path, parent, st, found.parent_fd):
             return "exempt"
         if self._own_bookkeeping(path, parent, tid, st, entry):
             return "safedel's own files"
         parts = parent.split(os.sep)
         if ".git" in parts:
-            own = found is not None and self._git.own_entry(path, tid, found)
+            own = moving and self._git.own_entry(path, tid, found)
             if own and own is not True:
                 found.judged = own
             return GIT_OWN if own else None

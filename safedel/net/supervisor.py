@@ -206,8 +206,7 @@ class Supervisor:
             # directory the call acts in; otherwise the call is judged like any other.
             # (A call straight inside an exempt root was let through by net/quick.py.)
             parent = os.fstat(found.parent_fd)
-            entry = (found.parent_fd, found.name)
-            left = self._places.left_to_kernel(found.path, tid, found.parent, parent, found, entry)
+            left = self._places.left_to_kernel(found, tid, parent)
             if left and not found.acts_here(parent):
                 left = found.judged = None
             if left and found.judged is None:
@@ -222,7 +221,7 @@ class Supervisor:
             except OSError as exc:
                 channel.answer(notif_id, exc.errno or errno.EIO)
                 return
-            refusal = self._places.state_refusal(found.path, tid, entry)
+            refusal = self._places.state_refusal(found.path, tid, (found.parent_fd, found.name))
             if refusal:
                 if channel.still_valid(notif_id):
                     self._fail_closed(found.path, refusal)

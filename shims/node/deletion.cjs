@@ -15,8 +15,10 @@ const { environment } = require('./inherit.cjs');
 const workspace = require('./workspace.cjs');
 const kept = require('./kept.cjs');
 const mounts = require('./mounts.cjs');
+const exemptids = require('./exemptids.cjs');
+const kernelfails = require('./kernelfails.cjs');
 
-const { readdirSync, lstatSync, rmSync, statSync } = require('./originals.cjs');
+const { readdirSync, lstatSync, rmSync } = require('./originals.cjs');
 // Linux trashes in-process; elsewhere only the native trash (via the Python engine) can.
 const IN_PROCESS = process.platform === 'linux';
 const DELEGATE = { action: 'delegate' };
@@ -45,9 +47,10 @@ function handle(op, path, st, recursive, sync) {
   try {
     target = resolve(raw, st);
   } catch (err) {
-    // A parent the kernel cannot reach fails Node's own call the same way; anything
-    // else (the permission model, no descriptors left) must not become a real delete.
-    if (KERNEL_FAILS.has(err.code)) return DELEGATE;
+    // A parent the kernel cannot reach fails Node's own call the same way (its error,
+    // kernelfails.cjs); anything else (the permission model, no descriptors left) must
+    // not become a real delete.
+    if (KERNEL_FAILS.has(err.code)) return kernelfails.failure(err, op, shownPath(path), recursive);
     const reason = `cannot tell where it is: ${err.message}`;
     return outcome(refusal.failClosed(settings, raw, 'EPERM', reason, op, path));
   }
@@ -61,17 +64,23 @@ function handle(op, path, st, recursive, sync) {
   }
   const why = policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, op, path));
-  if (!wouldRemove(op, target, st, recursive)) return DELEGATE;
+  if (!wouldRemove(op, target, st, recursive)) {
+    // Node refuses it on what is there: in the very directory looked at (kernelfails.cjs).
+    const options = recursive ? { recursive } : undefined;
+    return outcome(kernelfails.onJudgedParent(op, target, options, shownPath(path)));
+  }
   const kept = keptRefusal(target.path, settings, env);
   if (kept) return outcome(refusal.failClosed(settings, target.path, 'EPERM', kept, op, path));
   if (isExemptTarget(target, settings, env)) {
     if (!realdelete.supported()) return DELEGATE;
-    const err = realdelete.remove(op, target, recursive, shownPath(path));
+    const usable = exemptids.roots(settings);
+    const err = realdelete.remove(op, target, recursive, shownPath(path), usable);
     if (err && err.mountPoint) {
       const reason = 'another mount: not part of the exempt directory, left in place';
       return outcome(refusal.failClosed(settings, err.mountPoint, 'EXDEV', reason, op, path));
     }
-    return outcome(err);
+    // A parent that is not the temp dir's own (by identity) is judged like any other.
+    if (err !== realdelete.NOT_EXEMPT) return outcome(err);
   }
   if (!target.viaLink) remember(target);
   return outcome(trashTarget(settings, env, target, op, path));
@@ -127,7 +136,8 @@ function rmSyncEmptiesLinkTargets() {
 function elsewhere(op, path, st, recursive, settings) {
   const absolute = Buffer.from(require('path').resolve(shownPath(path)));
   if (!wouldRemove(op, { path: absolute }, st, recursive)) return DELEGATE;
-  if (policy.isExempt(absolute, settings.exempt) && onExemptDevice(absolute, st, settings)) {
+  const exempt = policy.isExempt(absolute, exemptids.realRoots(settings));
+  if (exempt && onExemptDevice(absolute, st, settings)) {
     // A directory holding a workspace root or safedel's own state goes to safedel trash,
     // which trashes the one and refuses the other (core/deletion.py); on Windows the
     // paths are not posix, and that is not told here.
@@ -143,7 +153,8 @@ function holdsARoot(absolute, settings, env) {
 
 // Why an item that is or holds safedel's own trash or state in the temp dir stays.
 function keptRefusal(real, settings, env) {
-  if (!policy.isExempt(real, settings.exempt)) return null; // kept roots lie only there
+  // Kept roots lie only there.
+  if (!policy.isExempt(real, exemptids.realRoots(settings))) return null;
   const path = real.toString('latin1');
   const root = kept.held(path, settings, env);
   return root === null ? null : kept.reason(path, root);
@@ -156,12 +167,12 @@ function holdsWorkspace(real, settings, env) {
 }
 
 // No mount ids there: the device tells a volume mounted into the temp dir apart (not a
-// bind mount, which only Linux has in this form).
+// bind mount, which only Linux has in this form). No /proc either: the parent and its
+// ancestors are read by path (exemptids.cjs: the root by its identity).
 function onExemptDevice(absolute, st, settings) {
-  const parent = statSync(require('path').dirname(absolute), { throwIfNoEntry: false });
-  const devices = settings.exempt.map((root) => statSync(root, { throwIfNoEntry: false }));
-  const known = new Set(devices.filter(Boolean).map((found) => found.dev));
-  return !!parent && known.has(parent.dev) && (!st.isDirectory() || known.has(st.dev));
+  const usable = exemptids.roots(settings);
+  if (!exemptids.holdsByPath(require('path').dirname(absolute.toString()), usable)) return false;
+  return !st.isDirectory() || usable.some((root) => root.id.startsWith(`${st.dev}:`));
 }
 
 function shownPath(path) {
@@ -184,24 +195,21 @@ function wouldRemove(op, target, st, recursive) {
 
 // Deleted for real: inside an exempt root and in no workspace root nearer to it.
 function isExempt(real, settings, env) {
-  if (!policy.isExempt(real, settings.exempt)) return false;
+  if (!policy.isExempt(real, exemptids.realRoots(settings))) return false;
   if (workspace.classify(real.toString('latin1'), settings, env) !== workspace.EXEMPT) return false;
   return !holdsWorkspace(real, settings, env);
 }
 
-// Exempt, and on its exempt root's own mount (mounts.cjs): a project bind-mounted
-// into the temp dir is judged like any other path.
+// Exempt by its path, and no mount point of its own (mounts.cjs): a project
+// bind-mounted into the temp dir is judged like any other path. Whether its parent is
+// in the temp dir's very directory is asked where it is deleted, at the parent's
+// descriptor (realdelete.cjs); `link/`, which Node's own rmSync follows, is asked here.
 function isExemptTarget(target, settings, env) {
   if (!isExempt(target.path, settings, env)) return false;
-  const root = () => workspace.nearestExempt(target.path.toString('latin1'), settings);
-  if (target.viaLink) {
-    // What goes is the directory the link leads to.
-    const st = statSync(target.path, { throwIfNoEntry: false });
-    return !!st && mounts.dirOnRootMount(target.path, st, root());
-  }
-  if (!mounts.onRootMount(target.parent, target.parentId, root)) return false;
+  const usable = exemptids.roots(settings);
+  if (target.viaLink) return exemptids.directoryHolds(target.path, usable);
   const isDir = target.st && target.st.isDirectory();
-  return !isDir || mounts.dirOnRootMount(target.path, target.st, root());
+  return !isDir || mounts.notAMountPoint(target.path, target.st, usable);
 }
 
 // Guard, trash and report one target; return null or the error to raise.

@@ -1,20 +1,16 @@
 'use strict';
-// Whether a target lies on the very mount of the exempt root above it, as in
-// safedel/core/mounts.py. `mount --bind ~/proj /tmp/x` puts a project at a path that
-// looks exempt; its files must not be deleted for real. So the target's parent must
-// sit on the root's mount (Linux: the kernel's mount id, `mnt_id:` in
-// /proc/self/fdinfo; elsewhere the device), and a directory must not be a mount point.
-// Verdicts are kept per parent (path, dev, ino): a temp file costs one Map lookup, and
-// a mount made later over that path changes its identity, so it is asked afresh.
+// Which mount a directory lies on, as in safedel/core/mounts.py. `mount --bind ~/proj
+// /tmp/x` puts a project at a path that looks exempt; its files must not be deleted for
+// real. So a target's parent must sit on its exempt root's mount (Linux: the kernel's
+// mount id, `mnt_id:` in /proc/self/fdinfo; elsewhere the device), and a directory must
+// not be a mount point (exemptids.cjs applies this).
 
-const { openSync, closeSync, fstatSync, readFileSync, statSync } = require('./originals.cjs');
+const { openSync, closeSync, fstatSync, readFileSync } = require('./originals.cjs');
 const { DIR_FLAGS } = require('./resolve.cjs');
 const { O_NOFOLLOW = 0 } = require('fs').constants;
 
 const LINUX = process.platform === 'linux';
-const LIMIT = 4096;
-const roots = new Map(); // exempt root (latin1) -> { dev, ino, mount }
-const verdicts = new Map(); // `${parent}\0${dev},${ino}` -> boolean
+const roots = new Map(); // `${real root}\0${identity}` -> its mount id
 
 // The kernel's id of the mount the descriptor fd lies on (Linux).
 function mountId(fd) {
@@ -46,56 +42,53 @@ function mountOf(path, id, flags = 0) {
   }
 }
 
-function rootOf(root) {
-  let found = roots.get(root);
+// The mount id of the directory an exempt root ({ real, id }: exemptids.cjs) was fixed
+// as, found once, and only while its path leads to that very directory.
+function rootMount(root) {
+  const key = `${root.real}\0${root.id}`;
+  let found = roots.get(key);
   if (found === undefined) {
-    if (root === null) return null;
-    const path = Buffer.from(root, 'latin1');
-    let st;
+    let fd;
     try {
-      st = statSync(path, { throwIfNoEntry: false });
+      fd = openSync(Buffer.from(root.real, 'latin1'), DIR_FLAGS);
     } catch {
       return null;
     }
-    if (!st) return null;
-    const mount = LINUX ? mountOf(path) : null;
-    if (LINUX && mount === null) return null;
-    found = { dev: st.dev, ino: st.ino, mount };
-    roots.set(root, found);
+    try {
+      const st = fstatSync(fd, { bigint: true });
+      if (`${st.dev}:${st.ino}` !== root.id) return null;
+      found = LINUX ? mountId(fd) : `${st.dev}`;
+    } catch {
+      return null;
+    } finally {
+      closeSync(fd);
+    }
+    roots.set(key, found);
   }
   return found;
 }
 
-function ask(parent, parentId, root) {
-  const mine = rootOf(root);
-  if (!mine || !parentId) return false; // nothing to compare: judged like any other path
-  if (parentId[0] === mine.dev && parentId[1] === mine.ino) return true; // the root itself
-  if (parentId[0] !== mine.dev) return false; // another file system is another mount
-  if (!LINUX) return true;
-  return mountOf(parent, parentId) === mine.mount;
-}
-
-// Whether parent (a real path, Buffer; parentId its [dev, ino]) lies on the mount of
-// the exempt root (real, latin1) that holds it; findRoot() names that root, and is
-// asked only when the parent is new.
-function onRootMount(parent, parentId, findRoot) {
-  const key = `${parent.toString('latin1')}\0${parentId}`;
-  let known = verdicts.get(key);
-  if (known === undefined) {
-    if (verdicts.size > LIMIT) verdicts.clear();
-    known = ask(parent, parentId, findRoot());
-    verdicts.set(key, known);
+// The mount the directory open as fd lies on (its device where there are no mount
+// ids), or null when it cannot be told.
+function mountIdOrNull(fd) {
+  try {
+    return LINUX ? mountId(fd) : `${fstatSync(fd, { bigint: true }).dev}`;
+  } catch {
+    return null;
   }
-  return known;
 }
 
-// Whether the directory at path (real, Buffer; st its stat) is on its exempt root's
-// mount: not a mount point of its own.
-function dirOnRootMount(path, st, root) {
-  const mine = rootOf(root);
-  if (!mine || st.dev !== mine.dev) return false;
-  if (!LINUX || st.ino === mine.ino) return true;
-  return mountOf(path, [st.dev, st.ino], O_NOFOLLOW) === mine.mount;
+// Whether the directory at path (real, Buffer; st its lstat) lies on the mount of an
+// exempt root in usable ({ real, id }) that holds it: not a mount point of its own.
+function notAMountPoint(path, st, usable) {
+  const shown = path.toString('latin1');
+  for (const root of usable) {
+    const top = root.real === '/' ? '/' : root.real + '/';
+    if (!shown.startsWith(top) || `${st.dev}` !== root.id.split(':')[0]) continue;
+    if (!LINUX) return true;
+    if (mountOf(path, [st.dev, st.ino], O_NOFOLLOW) === rootMount(root)) return true;
+  }
+  return false;
 }
 
 // [dev, mount id] of the directory open as fd, which every directory a real delete
@@ -135,4 +128,4 @@ function mountBeneath(path) {
   return false;
 }
 
-module.exports = { mountId, onRootMount, dirOnRootMount, mountKey, mountBeneath };
+module.exports = { mountId, mountIdOrNull, rootMount, notAMountPoint, mountKey, mountBeneath };

@@ -88,8 +88,12 @@ function prepare(op, path, options, sync = false) {
     recursive = flags.recursive;
     force = op === 'rm' && flags.force;
   }
-  // What Node cannot even lstat, it fails on by itself (force forgives only ENOENT).
-  if (!st) return force && error.code === 'ENOENT' ? DONE : DELEGATE;
+  // What Node cannot even lstat, it fails on by itself (force forgives only ENOENT);
+  // with its own error, never by walking the path again (kernelfails.cjs).
+  if (!st) {
+    if (force && error.code === 'ENOENT') return DONE;
+    return require('./kernelfails.cjs').failure(error, op, error.path, recursive);
+  }
   const plan = deletion().handle(op, path, st, recursive, sync);
   if (plan.action !== 'dot') return plan;
   // Node empties the directory, then fails to remove '.'; safedel only fails, the same way.
@@ -101,19 +105,50 @@ function prepare(op, path, options, sync = false) {
   return DONE;
 }
 
+// A delegated call that must fail as the caller's would, without Node walking the
+// caller's path again, goes to plan.instead (kernelfails.cjs); its error names the
+// caller's path.
+function instead(plan, args, callback) {
+  const call = Array.from(args);
+  call[0] = plan.instead;
+  const { spelledBack } = require('./kernelfails.cjs');
+  const back = (err) => spelledBack(err, plan.instead, plan.shown);
+  if (callback !== undefined) {
+    call[call.lastIndexOf(callback)] = (err, ...rest) => callback(err && back(err), ...rest);
+  }
+  return { call, back };
+}
+
 function finishSync(plan, fn, args) {
   if (plan.action === 'error') throw plan.error;
   if (plan.action === 'done') return undefined;
+  const substitute = plan.instead === undefined ? null : instead(plan, args);
   passThrough += 1;
   try {
-    return Reflect.apply(fn, fs, args);
+    return Reflect.apply(fn, fs, substitute ? substitute.call : args);
+  } catch (err) {
+    throw substitute ? substitute.back(err) : err;
   } finally {
     passThrough -= 1;
   }
 }
 
+async function finishPromise(plan, fn, args) {
+  if (plan.action === 'error') throw plan.error;
+  if (plan.action === 'done') return undefined;
+  const substitute = plan.instead === undefined ? null : instead(plan, args);
+  try {
+    return await Reflect.apply(fn, promises, substitute ? substitute.call : args);
+  } catch (err) {
+    throw substitute ? substitute.back(err) : err;
+  }
+}
+
 function finishCallback(plan, fn, args, callback) {
-  if (plan.action === 'delegate') return Reflect.apply(fn, fs, args);
+  if (plan.action === 'delegate') {
+    if (plan.instead === undefined) return Reflect.apply(fn, fs, args);
+    return Reflect.apply(fn, fs, instead(plan, args, callback).call);
+  }
   const err = plan.action === 'error' ? plan.error : null;
   // Callbacks always run asynchronously, as Node's own do.
   process.nextTick(() => callback(err));
@@ -159,23 +194,13 @@ const wrappers = {
 
 const promiseWrappers = {
   async rm(path, options) {
-    const plan = prepare('rm', path, options);
-    if (plan.action === 'delegate') return Reflect.apply(originalPromises.rm, promises, arguments);
-    if (plan.action === 'error') throw plan.error;
+    return finishPromise(prepare('rm', path, options), originalPromises.rm, arguments);
   },
   async unlink(path) {
-    const plan = prepare('unlink', path);
-    if (plan.action === 'delegate') {
-      return Reflect.apply(originalPromises.unlink, promises, arguments);
-    }
-    if (plan.action === 'error') throw plan.error;
+    return finishPromise(prepare('unlink', path), originalPromises.unlink, arguments);
   },
   async rmdir(path, options) {
-    const plan = prepare('rmdir', path, options);
-    if (plan.action === 'delegate') {
-      return Reflect.apply(originalPromises.rmdir, promises, arguments);
-    }
-    if (plan.action === 'error') throw plan.error;
+    return finishPromise(prepare('rmdir', path, options), originalPromises.rmdir, arguments);
   },
 };
 

@@ -30,23 +30,12 @@ function under(path, roots) {
   return false;
 }
 
-// The exempt roots as real paths (latin1 strings, one char per byte).
-const realRoots = new Map();
-
-function realRoot(root) {
-  let real = realRoots.get(root);
-  if (real === undefined) {
-    real = (realOrNull(Buffer.from(root)) || Buffer.from(root)).toString('latin1');
-    realRoots.set(root, real);
-  }
-  return real;
-}
-
 // True when the item whose real location is `real` (a Buffer from resolve.cjs) lies
-// strictly inside an exempt root: /tmp/link/src, with link pointing into a project,
-// looks exempt but is not, and deleting it for real would destroy project files.
-function isExempt(real, roots) {
-  return roots.length > 0 && under(real.toString('latin1'), roots.map(realRoot));
+// strictly inside one of realRoots (real, latin1: exemptids.cjs realRoots): /tmp/link/
+// src, with link pointing into a project, looks exempt but is not, and deleting it for
+// real would destroy project files.
+function isExempt(real, realRoots) {
+  return realRoots.length > 0 && under(real.toString('latin1'), realRoots);
 }
 
 const homeReal = new Map();

@@ -12,6 +12,7 @@ const fs = require('fs');
 const { openSync, closeSync, fstatSync, lstatSync, readdirSync } = require('./originals.cjs');
 const { unlinkSync, rmdirSync, readlinkSync } = require('./originals.cjs');
 const { mountKey } = require('./mounts.cjs');
+const { holdsAt } = require('./exemptids.cjs');
 
 const { DIR_FLAGS } = require('./resolve.cjs');
 
@@ -102,10 +103,15 @@ function anotherMount(fd, shown) {
   return Object.assign(err, { code: 'EXDEV', syscall: 'rm', path: shown, mountPoint: point });
 }
 
+// What remove() returns when the parent is not in the temp dir's very directory: the
+// caller judges the target like any other.
+const NOT_EXEMPT = Symbol('not exempt');
+
 // Delete target (from resolve.cjs) for real, as `op` with `recursive` does in Node,
-// relative to its parent directory, which must still be the one judged exempt.
-// Returns null or the error to throw; shown is the path as the caller wrote it.
-function remove(op, target, recursive, shown) {
+// relative to its parent directory, which must still be the one resolved, and lie in
+// one of the exempt roots usable (exemptids.cjs), as read from its very descriptor.
+// Returns null, NOT_EXEMPT or the error to throw; shown is the caller's spelling.
+function remove(op, target, recursive, shown, usable) {
   const parentFd = openSync(target.parent, DIR_FLAGS);
   try {
     const st = fstatSync(parentFd);
@@ -113,6 +119,7 @@ function remove(op, target, recursive, shown) {
       const err = new Error(`ESTALE: the directory changed while it was checked, ${op} '${shown}'`);
       return Object.assign(err, { code: 'ESTALE', syscall: op, path: shown });
     }
+    if (!holdsAt(parentFd, target.parent.toString('latin1'), usable)) return NOT_EXEMPT;
     const entry = at(parentFd, target.name);
     if (op === 'rmdir' && !recursive) call(rmdirSync, entry, shown);
     else if (target.st.isDirectory()) removeDirectory(parentFd, target.name, shown);
@@ -125,4 +132,4 @@ function remove(op, target, recursive, shown) {
   }
 }
 
-module.exports = { supported, remove };
+module.exports = { supported, remove, NOT_EXEMPT };

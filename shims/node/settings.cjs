@@ -171,6 +171,10 @@ function pick(record) {
     fixed.workspaceRoots = record.workspaceRoots;
   }
   if (strings(record.exempt)) fixed.exempt = record.exempt;
+  if (fixed.exempt && 'exemptIds' in record) {
+    // Each root's directory when the run started (exemptids.cjs).
+    fixed.exemptIds = require('./exemptids.cjs').ofRecord(fixed.exempt, record.exemptIds);
+  }
   if (['confirm', 'allow'].includes(record.outsideWorkspace)) {
     fixed.outsideWorkspace = record.outsideWorkspace;
   }
@@ -217,6 +221,8 @@ function load(env) {
     trashDir: 'trashDir' in who ? who.trashDir : envTrashDir(env, config),
     homeTrash: who.homeTrash || null,
     exempt: who.exempt || envExempt(env, config),
+    // What the run or the bootstrap fixed each exempt root as (exemptids.cjs).
+    exemptIds: who.exemptIds || envExemptIds(env),
     workspaceRoots: who.workspaceRoots || null,
     outsideWorkspace: parseOutside(
       who.outsideWorkspace ?? env.SAFEDEL_OUTSIDE_WORKSPACE ?? config.get('outside_workspace')
@@ -236,6 +242,11 @@ function envExempt(env, config) {
   let exempt = env.SAFEDEL_EXEMPT !== undefined ? env.SAFEDEL_EXEMPT : config.get('exempt');
   if (exempt === undefined) exempt = env.TMPDIR || env.TEMP || env.TMP || '/tmp';
   return exempt.split(nativePath.delimiter).filter(Boolean);
+}
+
+function envExemptIds(env) {
+  if (env.SAFEDEL_EXEMPT_IDS === undefined) return null;
+  return require('./exemptids.cjs').parse(env.SAFEDEL_EXEMPT_IDS);
 }
 
 // "confirm" (the default: refused until approved) or "allow" (trashed like the rest).

@@ -128,9 +128,9 @@ function classify(path, settings, env) {
   return location(path, roots(env, settings), exemptRoots(settings), kept);
 }
 
-// The exempt roots as real paths (latin1).
+// The exempt roots as real paths (latin1): each the very directory it was fixed as.
 function exemptRoots(settings) {
-  return settings.exempt.map((e) => real(latin1(e)));
+  return require('./exemptids.cjs').realRoots(settings);
 }
 
 // The nearest exempt root (real, latin1) holding path strictly inside it, or null.

@@ -99,6 +99,7 @@ ENV_VARS = sorted(
             "THRESHOLD",
             "HOST",
             "EXEMPT",
+            "EXEMPT_IDS",
         ],
         *[
             "RECYCLE_BIN",

@@ -8,8 +8,9 @@ import subprocess
 import pytest
 from conftest import REPO, require
 
+from safedel.core.contract import exemptids, runrecord
 from safedel.core.guard import rule
-from safedel.core.policy import workspace
+from safedel.core.policy import exemptroot, workspace
 from safedel.core.trash import info
 
 VECTORS = os.path.join(REPO, "tests", "vectors")
@@ -29,6 +30,7 @@ INFO = load("trashinfo.json")
 NAMES = load("names.json")["cases"]
 LEDGER = load("ledger.json")
 CLASSIFY = load("classify.json")
+IDENTITIES = load("exemptids.json")
 
 
 @pytest.mark.parametrize("case", INFO["encode"], ids=case_ids(INFO["encode"]))
@@ -92,6 +94,7 @@ def test_js_engine_passes_the_same_vectors(node):
     assert summary["failures"] == [], summary["failures"]
     expected = sum(len(INFO[k]) for k in ("encode", "decode", "render")) + len(NAMES)
     expected += len(LEDGER["cases"]) + len(CLASSIFY["cases"])
+    expected += sum(len(IDENTITIES[k]) for k in ("parse", "record", "verdict"))
     assert summary["passed"] == expected
     assert proc.returncode == 0
 
@@ -100,3 +103,34 @@ def test_js_engine_passes_the_same_vectors(node):
 def test_location_class(case):
     got = workspace.location(case["path"], tuple(case["workspace"]), tuple(case["exempt"]))
     assert got == case["class"]
+
+
+def _identities(found):
+    """{root: (dev, ino) or None} as the vectors write it: "dev:ino" or null."""
+    return None if found is None else exemptids.encode(found)
+
+
+@pytest.mark.parametrize("case", IDENTITIES["parse"], ids=case_ids(IDENTITIES["parse"]))
+def test_exempt_ids_parse(case):
+    assert _identities(exemptids.parse(case["value"])) == case["expected"]
+
+
+@pytest.mark.parametrize("case", IDENTITIES["record"], ids=case_ids(IDENTITIES["record"]))
+def test_exempt_ids_a_record_fixes(case):
+    record = {"exempt": case["exempt"], "exemptIds": case["exemptIds"]}
+    assert _identities(runrecord.fixed_policy(record)["exempt_ids"]) == case["expected"]
+
+
+@pytest.mark.parametrize("case", IDENTITIES["verdict"], ids=case_ids(IDENTITIES["verdict"]))
+def test_exempt_verdict(case):
+    ident = exemptids.parse({"": case["placeId"]})[""]
+    ancestors = [exemptids.parse({"": a})[""] for a in case["ancestors"]]
+    roots = [exemptroot.Root(r["real"], exemptids.parse({"": r["id"]})[""]) for r in case["roots"]]
+    got = exemptroot.verdict(
+        case["place"],
+        ident,
+        lambda levels: ancestors[levels - 1] if levels <= len(ancestors) else None,
+        lambda root: root.real in case["sameMount"],
+        roots,
+    )
+    assert got is case["expected"]

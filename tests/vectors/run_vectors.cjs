@@ -51,5 +51,19 @@ for (const c of load('classify.json').cases) {
   const got = workspace.location(latin1(c.path), c.workspace.map(latin1), c.exempt.map(latin1));
   check(`classify: ${c.name}`, got, c.class);
 }
+const exemptids = require(path.join(shimDir, 'exemptids.cjs'));
+const identities = load('exemptids.json');
+for (const c of identities.parse) {
+  check(`exempt ids: ${c.name}`, exemptids.parse(c.value), c.expected);
+}
+for (const c of identities.record) {
+  check(`exempt record: ${c.name}`, exemptids.ofRecord(c.exempt, c.exemptIds), c.expected);
+}
+for (const c of identities.verdict) {
+  const ancestor = (levels) => c.ancestors[levels - 1] ?? null;
+  const sameMount = (root) => c.sameMount.includes(root.real);
+  const got = exemptids.verdict(c.place, c.placeId, ancestor, sameMount, c.roots);
+  check(`exempt verdict: ${c.name}`, got, c.expected);
+}
 process.stdout.write(JSON.stringify({ passed, failures }) + '\n');
 process.exitCode = failures.length ? 1 : 0;

@@ -1,22 +1,23 @@
 """The record `safedel run` leaves for the processes it starts.
 
 <state>/runs/<run id>/run.json holds the run's session, turn, tool call, threshold,
-state dir and report, and its deletion policy (workspace roots, exempt roots, the
-outside-workspace choice, the trash, whether a terminal question may be asked), fixed
-when the run started (its pointers,
-core/contract/runpointer.py, hold the same). Shims under the run take these from the record
-rather than from their environment, so a command that sets SAFEDEL_THRESHOLD,
-SAFEDEL_TURN, SAFEDEL_STATE_DIR, SAFEDEL_EXEMPT, SAFEDEL_WORKSPACE_ROOTS or
-XDG_DATA_HOME for itself still deletes under the run's values: its deletions count in
-the run's ledger, and what it deletes goes where the run's trash is. The record is
-read without following symlinks, like all state; a command that edits it on purpose
-is beyond what safedel defends against.
+state dir and report, and its deletion policy (workspace roots, exempt roots and the
+directory each was, the outside-workspace choice, the trash, whether a terminal
+question may be asked), fixed when the run started (its pointers,
+core/contract/runpointer.py, hold the same). Shims under the
+run take these from the record rather than from their environment, so a command that
+sets SAFEDEL_THRESHOLD, SAFEDEL_TURN, SAFEDEL_STATE_DIR, SAFEDEL_EXEMPT(_IDS),
+SAFEDEL_WORKSPACE_ROOTS or XDG_DATA_HOME for itself still deletes under the run's
+values: its deletions count in the run's ledger, and what it deletes goes where the
+run's trash is. The record is read without following symlinks, like all state; a
+command that edits it on purpose is beyond what safedel defends against.
 """
 
 import os
 
 from .. import jsonl
 from ..private import digest, open_dir, open_under
+from . import exemptids
 
 RUNS = "runs"
 RECORD = "run.json"
@@ -66,6 +67,11 @@ def fixed_policy(record):
     exempt = _strings(record.get("exempt"))
     if exempt is not None:
         found["exempt"] = exempt
+    if exempt is not None and exemptids.RECORD_KEY in record:
+        # Each root's directory when the run started. The run named every root: one it
+        # does not name, or an identity it cannot read, holds nothing exempt.
+        ids = exemptids.parse(record[exemptids.RECORD_KEY]) or {}
+        found["exempt_ids"] = {root: ids.get(root) for root in exempt}
     if record.get("outsideWorkspace") in ("confirm", "allow"):
         found["outside_workspace"] = record["outsideWorkspace"]
     if "trashDir" in record and (record["trashDir"] is None or fixed_path(record, "trashDir")):

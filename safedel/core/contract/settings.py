@@ -7,8 +7,10 @@ call time, so a process that changes its environment is seen as it is now.
 import os
 import sys
 
+from . import exemptids
+
 DEFAULT_THRESHOLD = 50
-_OPTIONAL = ("run", "digests", "bound", "home_trash")
+_OPTIONAL = ("run", "digests", "bound", "home_trash", "exempt_ids")
 MAX_THRESHOLD = 99999
 _warned = set()
 
@@ -24,6 +26,7 @@ class Settings:
         "threshold",
         "trash_dir",
         "exempt",
+        "exempt_ids",
         "prompt",
         "outside_workspace",
         "workspace_roots",
@@ -40,8 +43,10 @@ class Settings:
             # guard signals carry it); digests: {value: sha256 digest} the run computed
             # for its session and turn (core/contract/runrecord.py); bound: a run record fixed
             # them, so a turn file no longer moves the turn; home_trash: the home trash
-            # a run fixed (None: from the environment at call time). The values a
-            # caller may leave out.
+            # a run fixed (None: from the environment at call time); exempt_ids: the
+            # exempt roots' identities a run or the bootstrap fixed, as (root, (dev,
+            # ino) or None) pairs (core/contract/exemptids.py; None: none fixed). The
+            # values a caller may leave out.
             setattr(self, name, values[name] if name in values or name not in _OPTIONAL else None)
 
     def __repr__(self):
@@ -168,6 +173,8 @@ def load(environ=None):
         policy["trash_dir"] = environ.get("SAFEDEL_TRASH_DIR") or config.get("trash_dir") or None
     if "prompt" not in policy:
         policy["prompt"] = prompt_wanted(environ, config)
+    if "exempt_ids" not in policy and exemptids.VARIABLE in environ:
+        policy["exempt_ids"] = exemptids.parse(environ[exemptids.VARIABLE])
     return Settings(
         active=environ.get("SAFEDEL_ACTIVE") == "1",
         session=who["session"],
@@ -178,6 +185,7 @@ def load(environ=None):
         threshold=who["threshold"],
         trash_dir=policy["trash_dir"],
         exempt=policy["exempt"],
+        exempt_ids=_pairs(policy.get("exempt_ids")),
         prompt=policy["prompt"],
         # What `safedel run` decided (core.workspace reads it); None elsewhere.
         workspace_roots=policy.get("workspace_roots", environ.get("SAFEDEL_WORKSPACE_ROOTS")),
@@ -204,6 +212,11 @@ def prompt_wanted(environ, config):
         found = host.current() if environ is os.environ else host.detect(environ)
         raw = "1" if found.attended else "0"
     return str(raw).strip().lower() not in ("0", "false", "no", "off")
+
+
+def _pairs(ids):
+    """{root: identity} as a tuple of pairs, which caches can key on; None stays."""
+    return None if ids is None else tuple(ids.items())
 
 
 OUTSIDE_CHOICES = ("confirm", "allow")

@@ -9,7 +9,7 @@ question instead. With "allow" (the interactive shells' default) it is trashed.
 
 import os
 
-from ..policy import workspace
+from ..policy import exemptroot, workspace
 from ..printable import printable
 from . import remedy, rule
 
@@ -58,7 +58,7 @@ def check(settings, targets, refuse):
     roots = workspace.root_paths(handed=settings.workspace_roots)
     found = outside(targets, roots)
     if found and settings.exempt:
-        found = _not_holding(found, roots, workspace.real_exempt(settings.exempt))
+        found = _not_holding(found, roots, exemptroot.real_paths(settings))
     if not found:
         return
     from . import ledger, turn  # only for targets outside the workspace

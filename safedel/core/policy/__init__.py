@@ -1,6 +1,7 @@
 """Where a deletion target stands: protected, in a workspace, exempt, or outside.
 
 targets       : the protected/exempt judgement of one target
+exemptroot    : whether a target lies in the very directory an exempt root was fixed as
 workspace     : the workspace roots a run works in
 scopes        : the four scopes those roots merge (session, local, project, user)
 workspacefiles: the roots as the config files on disk hold them

@@ -108,18 +108,6 @@ def containing(real_path, roots):
 
 
 WORKSPACE, EXEMPT, OUTSIDE = "workspace", "exempt", "outside"
-_real_exempt = {}
-
-
-def real_exempt(exempt_roots):
-    """The exempt roots (a tuple of str) as real paths, resolved once per process."""
-    found = _real_exempt.get(exempt_roots)
-    if found is None:
-        from .targets import real_roots  # the same roots, resolved once for both
-
-        found = tuple(os.fsdecode(r) for r in real_roots(exempt_roots))
-        _real_exempt[exempt_roots] = found
-    return found
 
 
 def nearest_exempt(real_path, exempt_roots):

@@ -4,12 +4,13 @@ The shim's sitecustomize calls install() inside any CPython 3.9+, safedel's own 
 os.removedirs and pathlib's unlink and rmdir call these os functions, so they follow.
 Each wrapper keeps its original's contract: the signature, dir_fd (and its place in
 os.supports_dir_fd), the exception types, errno and `filename` (the very object passed
-in). Only where the data ends up changes. Exempt paths get the original: a real delete.
+in). Only where the data ends up changes. Exempt paths get the original: a real delete,
+through a descriptor of the very directory judged exempt (exemptcall).
 
 This module is what every shimmed interpreter loads at start-up, so it imports nothing
-new: the deletion logic (pyshim_os) loads at the first deletion, the rmtree wrapper
-(pyshim_shutil) when shutil is imported, and pyshim_early when a module bound os
-functions before the shim came.
+new: the deletion logic (oscalls, with paths and exemptcall) loads at the first
+deletion, the rmtree wrapper (rmtree) when shutil is imported, early when a module bound
+os functions before the shim came, and pipuninstall when pip's uninstaller is imported.
 """
 
 import os

@@ -1,5 +1,6 @@
 """os.remove, os.unlink and os.rmdir under the Python shim: judged as the syscall would
-judge them, then trashed (or, when exempt, handed to the original: a real delete).
+judge them, then trashed (or, when exempt, handed to the original: a real delete, by
+descriptor of the directory judged, core/pyshim/exemptcall.py).
 
 Loaded at the first deletion, with the engine: the shim costs nothing until then.
 """
@@ -14,7 +15,7 @@ import sys
 from .. import deletion, lendmode, resolve
 from ..contract import settings  # noqa: F401
 from ..report import markers
-from . import OS_AT_START, paths
+from . import OS_AT_START, exemptcall, paths
 
 RUNTIME = "python"
 _IS_LINUX = sys.platform.startswith("linux")
@@ -98,12 +99,23 @@ def judge(name, path, dir_fd):
         target = deletion.judge(conf, raw)
     except OSError as exc:
         if exc.errno in _SYSCALL_WOULD_FAIL:
-            return None  # the parent is unreachable: the original fails just the same
+            raise Unreachable(exc.errno, shown) from None
         raise fail_closed(shown, raw, f"cannot resolve it: {exc.strerror or exc}") from None
     exempt = target.klass == deletion.EXEMPT
-    if judged[1] and not exempt:
+    if judged[1]:
         paths.warn_legacy(name, path)
     return conf, target, exempt, shown
+
+
+class Unreachable(Exception):
+    """judge(): the parent cannot be reached, so the original would fail with .error.
+    os.remove, os.unlink and os.rmdir raise it themselves: handing the original the
+    path would let a rename racing them (the temp dir swapped for a project) make it
+    reach something after all. rmtree hands it on: every deletion inside is judged."""
+
+    def __init__(self, code, shown):
+        super().__init__(code)
+        self.error = OSError(code, os.strerror(code), shown)
 
 
 def fail_closed(path, target, reason):
@@ -138,16 +150,25 @@ def _error(code, path):
 
 
 def _prepare(original, path, dir_fd, event):
-    """None when the original should run (shim off, or an exempt path); otherwise
-    (settings, target, lstat result, had a trailing slash, shown), after the audit
-    event."""
-    plan = judge(original.__name__, path, dir_fd)
-    if plan is None or plan[2]:
+    """None when the original should run as it is (the shim is off); EXEMPT for an
+    exempt path, which the original deletes by descriptor; otherwise (settings,
+    target, lstat result, had a trailing slash, shown). The audit event comes first."""
+    try:
+        plan = judge(original.__name__, path, dir_fd)
+    except Unreachable as exc:
+        sys.audit(event, path, dir_fd)
+        raise exc.error from None
+    if plan is None:
         return None
-    conf, target, _, shown = plan
+    conf, target, exempt, shown = plan
     sys.audit(event, path, dir_fd)
+    if exempt:
+        return EXEMPT, target, shown
     st, had_slash = paths.lstat_stripped(target.given, shown)
     return conf, target, st, had_slash, shown
+
+
+EXEMPT = object()
 
 
 def remove_file(original, path, dir_fd):
@@ -155,6 +176,8 @@ def remove_file(original, path, dir_fd):
     prepared = _prepare(original, path, dir_fd, "os.remove")
     if prepared is None:
         return original(path, dir_fd=dir_fd)
+    if prepared[0] is EXEMPT:
+        return exemptcall.call(original, *prepared[1:])
     conf, target, st, had_slash, shown = prepared
     if stat.S_ISDIR(st.st_mode):
         raise _error(errno.EISDIR if _IS_LINUX else errno.EPERM, shown)
@@ -168,6 +191,8 @@ def remove_dir(original, path, dir_fd):
     prepared = _prepare(original, path, dir_fd, "os.rmdir")
     if prepared is None:
         return original(path, dir_fd=dir_fd)
+    if prepared[0] is EXEMPT:
+        return exemptcall.call(original, *prepared[1:])
     conf, target, st, _, shown = prepared
     if not stat.S_ISDIR(st.st_mode):
         raise _error(errno.ENOTDIR, shown)

@@ -41,13 +41,17 @@ def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
     call = (original, path, ignore_errors, onerror, onexc, dir_fd)
     if internal_call(sys._getframe(2)):  # rmtree's caller, past the signature wrapper
         return _call_original(*call)
-    plan = deletions().judge(None, path, dir_fd)
+    engine = deletions()
+    try:
+        plan = engine.judge(None, path, dir_fd)
+    except engine.Unreachable:
+        plan = None  # the original fails on it, and would judge each deletion inside
     if plan is None:
         return _call_original(*call)
     conf, target, exempt, shown = plan
     if exempt and not _holds_a_mount(target):
         with InternalCalls("shutil"):  # an exempt tree is not judged file by file
-            return _call_original(*call)
+            return _exempt_tree(original, target, call)
     try:
         st, _ = paths.lstat_stripped(target.given, shown)
     except OSError:
@@ -80,6 +84,26 @@ def _rmtree(original, path, ignore_errors, onerror, onexc, dir_fd):
         finally:
             if first:
                 del handling[key]
+
+
+def _exempt_tree(original, target, call):
+    """The original rmtree on an exempt tree, reached from the directory judged exempt
+    (exemptcall.Spelled), with the caller's spelling in every error."""
+    from .exemptcall import Spelled
+
+    _, path, ignore_errors, onerror, onexc, dir_fd = call
+    try:
+        tree = Spelled(target, path, dir_fd)
+    except OSError as exc:  # not the directory judged any more: nothing was deleted
+        return None if ignore_errors else _report(original, path, onerror, onexc, exc)
+    try:
+        handlers = (tree.onerror(onerror), tree.onexc(onexc))
+        return _call_original(original, tree.path, ignore_errors, *handlers, tree.dir_fd)
+    except OSError as exc:
+        tree.exception(exc)
+        raise
+    finally:
+        tree.close()
 
 
 def _holds_a_mount(target):

@@ -73,11 +73,8 @@ def _empty_link_target(parent_fd, target, shown):
         raise RemovalError(exc.errno, shown) from None
     try:
         st = os.fstat(fd)
-        try:
-            same = os.path.samestat(st, os.stat(target.path))
-        except OSError:
-            same = False
-        if not same:  # the link was pointed elsewhere after it was judged
+        if (st.st_dev, st.st_ino) != target.dir_id:
+            # The link was pointed elsewhere after it was judged.
             raise RemovalError(errno.EAGAIN, shown)
         errors = _empty(fd, shown, _mount(fd, st))
     finally:
