@@ -6,11 +6,7 @@ forges its consent, so the net refuses every deletion there (EPERM and a marker,
 the rm shim refuses it), except the few that safedel's own shims and launchers make,
 each known by its exact name (renames over a file are not deletions the net sees):
 
-<<<<<<< HEAD
-- the guard's pruning (core.guardturn.prune, the Node shim's ledgerturn.cjs): a ledger or
-=======
-- the guard's pruning (core/guard/turn.py's prune, the Node shim's ledger.cjs): a ledger or
->>>>>>> splits
+- the guard's pruning (core/guard/turn.py's prune, the Node shim's ledgerturn.cjs): a ledger or
   signal file `bulk-guard|signals/<session>/<name>` untouched for a day (by the later of mtime and
   ctime), and the emptied session directory once it too is a day old;
 - a signal claimed by its reader (core/guard/signals.py's _claim):
