@@ -12,6 +12,7 @@ import tempfile
 import time
 
 import pytest
+from conftest import confirm_config
 
 NOBODY = 65534
 FORGE = """
@@ -158,6 +159,7 @@ def test_max_size_never_evicts_the_users_items_for_a_commands_junk(sandbox):
     config = sandbox.home / ".config" / "safedel" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('max_size = "8K"\n')
+    confirm_config(sandbox.state, config)  # a person's own setting, as `config trust` records
     run(sandbox, "t-junk", "sh", "-c", "head -c 20000 /dev/urandom > junk && rm junk")
     values = json.dumps({"max_size": "8K"})
     done = safedel(sandbox, "purge", "--retention-pass", "--retention-values", values)

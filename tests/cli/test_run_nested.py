@@ -14,7 +14,7 @@ import tempfile
 import time
 
 import pytest
-from conftest import IN_CI, last_markers, require
+from conftest import IN_CI, as_a_person, last_markers, require
 from resultschema import valid_result
 from robustness import fuzzcase
 
@@ -77,7 +77,7 @@ def test_the_outer_harness_sees_the_nested_run_s_refusal(sandbox, net):
     # The user approves the outer turn through the harness; the same command again
     # then moves all of it to the trash, byte for byte.
     approve = [sys.executable, "-m", "safedel", "guard", "approve", "--session", "S"]
-    done = subprocess.run(
+    done = as_a_person(
         [*approve, "--turn", "T"], env=sandbox.base_env(), capture_output=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
