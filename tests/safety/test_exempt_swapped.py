@@ -224,3 +224,21 @@ def test_another_user_racing_a_link_swap_of_our_temp_dir_loses_nothing(
     found = contents(sandbox.root)
     found.update(contents(shared_pub))
     assert lost(mine, found) == {}, done.stderr.decode()[-3000:]
+
+
+@pytest.mark.parametrize("net", NETS)
+def test_data_moved_into_the_temp_dir_itself_is_temp_data_to_the_shims(sandbox, net):
+    """What is exempt is the directory, so a project moved *into* it is temp data to
+    the shims (docs/coverage.md names it): without the net it is deleted for real;
+    the net answers the move EXDEV, mv copies and deletes, and the original is trashed."""
+    require_net(net)
+    case = Case(sandbox.root, "moved-in")
+    written = case.make()
+    script = f'mv {case.project} "$TMPDIR"/proj && rm -rf "$TMPDIR"/proj'
+    done = run(sandbox, script, net, env=_env(sandbox, case))
+    assert done.returncode == 0, done.stderr
+    missing = lost(case.mine(written), contents(sandbox.root))
+    if net == "off":
+        assert sorted(missing) == sorted(case.mine(written).values()), done.stderr
+    else:
+        assert missing == {}, done.stderr.decode()[-3000:]
