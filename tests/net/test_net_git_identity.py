@@ -131,6 +131,32 @@ def test_a_rename_racing_git_onto_its_own_files_loses_nothing(sandbox):
     assert [n for n, c in precious.items() if c not in kept] == []
 
 
+def test_a_rename_racing_git_onto_files_head_holds_loses_nothing(sandbox):
+    """While `git rm -rf` deletes 200 tracked files (HEAD holds each: left to git), the
+    command renames precious files onto their names. Each precious file is where it
+    was, where it went, or in the trash: never gone."""
+    require_net()
+    work = sandbox.work
+    count = 200
+    git, env = _repo(work, *((f"t/{i}", f"tracked {i}\n".encode()) for i in range(count)))
+    subprocess.run([git, "add", "t"], cwd=work, env=env, check=True)
+    subprocess.run([git, "commit", "-qm", "t"], cwd=work, env=env, check=True)
+    precious = {f"p{i}": f"precious {i}\n".encode() for i in range(count)}
+    for name, content in precious.items():
+        (work / name).write_bytes(content)
+    script = (
+        f"(for i in $(seq 0 {count - 1}); do /bin/mv p$i t/$i 2>/dev/null; done) &"
+        f" {G} rm -rqf t; wait"
+    )
+    done = _dash(sandbox, script, run_options=("--threshold", "99999"))
+    assert done.returncode == 0, done.stderr
+    kept = set(_trashed(sandbox).values())
+    kept.update((work / n).read_bytes() for n in precious if (work / n).exists())
+    if (work / "t").is_dir():
+        kept.update(p.read_bytes() for p in (work / "t").iterdir())
+    assert [n for n, c in precious.items() if c not in kept] == []
+
+
 def test_the_net_deletes_for_git_only_what_git_itself_may():
     """A root run whose git drops to uid 65534: the net deletes git's own files on its
     behalf, so it checks that uid's right first. In a sticky directory of root's,
