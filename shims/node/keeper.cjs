@@ -137,31 +137,45 @@ function snapshot(keeper) {
   throw guardError("the run's guard keeper never stops writing");
 }
 
-// What the keeper says about the settings' turn: { granted, mode, outside, canAsk,
-// damaged, verdict(id) }. Throws when the keeper is gone or keeps no such turn.
+// What the keeper says about the settings' turn. Throws when the keeper is gone or
+// keeps no such turn.
 function read(keeper, settings) {
-  const data = snapshot(keeper);
+  return parse(snapshot(keeper), `${digest(settings.session)}/${digest(settings.turn)}`);
+}
+
+// The view of turn key in the publication's text: { ino, threshold, granted, mode,
+// outside, canAsk, damaged, verdict(id), answer(id) }, the same as
+// safedel/core/guard/keeperpost.py reads it (tests/vectors/keeper.json).
+function parse(data, key) {
   if (!data.startsWith(MAGIC)) throw guardError("the run's guard keeper is not one");
-  const key = `${digest(settings.session)}/${digest(settings.turn)}`;
   const fields = lineAfter(data, `t ${key} `);
   if (fields === null) {
     throw guardError("the run's guard keeper keeps no such turn, so nothing was deleted");
   }
   // INO HWM GRANTED MODE OUTSIDE CANASK DAMAGED THRESHOLD
-  const [ino, , granted, mode, outside, canAsk, damaged, threshold] = fields.split(' ');
+  const words = fields.split(' ');
+  const numbers = [0, 1, 2, 7].map((i) => Number(words[i]));
+  if (words.length < 8 || !numbers.every(Number.isInteger)) {
+    throw guardError("the run's guard keeper said what no keeper says");
+  }
+  const [ino, , granted, threshold] = numbers;
   return {
-    ino: Number(ino),
-    threshold: Number(threshold),
-    granted: Number(granted),
-    mode,
-    outside: outside === '1',
-    canAsk: canAsk === '1',
-    damaged: damaged === '1' ? lineAfter(data, `w ${key} `) || 'found damaged by the run' : null,
+    ino,
+    threshold,
+    granted,
+    mode: words[3],
+    outside: words[4] === '1',
+    canAsk: words[5] === '1',
+    damaged: words[6] === '1' ? lineAfter(data, `w ${key} `) || 'found damaged by the run' : null,
     verdict(id) {
       const line = lineAfter(data, `v ${key} ${id} `);
       if (line === null) return null;
       const [verdict, count, n, t] = line.split(' ');
       return { verdict, count: Number(count), n: Number(n), t: Number(t) };
+    },
+    answer(id) {
+      const line = lineAfter(data, `a ${key} ${id} `);
+      return line === null ? null : { 1: true, 0: false }[line] ?? 'cannot';
     },
   };
 }
@@ -204,4 +218,4 @@ function decide(keeper, settings, record, ledgerIno) {
   }
 }
 
-module.exports = { KEEPER_FD, keeperPid, forSettings, read, turnView, decide };
+module.exports = { KEEPER_FD, keeperPid, forSettings, read, parse, turnView, decide };

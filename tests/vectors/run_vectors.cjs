@@ -45,6 +45,36 @@ for (const c of ledgerVectors.cases) {
     [c.verdicts, c.granted, c.mode, c.damaged, state.outside]
   );
 }
+const keeper = require(path.join(shimDir, 'keeper.cjs'));
+for (const c of load('keeper.json').cases) {
+  let got;
+  try {
+    const view = keeper.parse(c.publication, c.key);
+    const verdict = view.verdict(c.take);
+    got = {
+      view: {
+        ino: view.ino,
+        granted: view.granted,
+        mode: view.mode,
+        outside: view.outside,
+        canAsk: view.canAsk,
+        damaged: view.damaged,
+        threshold: view.threshold,
+      },
+      verdict: verdict && [verdict.verdict, verdict.count, verdict.n, verdict.t],
+      answer: view.answer(c.ask),
+    };
+  } catch (err) {
+    got = { error: err.message };
+  }
+  const want =
+    'error' in c ? { error: got.error && got.error.includes(c.error) ? got.error : c.error } : c;
+  check(
+    `keeper: ${c.name}`,
+    got,
+    'error' in c ? want : { view: c.view, verdict: c.verdict, answer: c.answer }
+  );
+}
 const workspace = require(path.join(shimDir, 'workspace.cjs'));
 for (const c of load('classify.json').cases) {
   const latin1 = (text) => Buffer.from(text).toString('latin1');

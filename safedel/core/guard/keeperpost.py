@@ -212,6 +212,12 @@ def read(keeper, key):
             raise GuardError("the run's guard keeper never stops writing")
         time.sleep(pause)
         pause = pause * 2 or 0.0001
+    return parse(data, key)
+
+
+def parse(data, key):
+    """The View of turn key in the publication's text data (bytes, after the header):
+    the same in both runtimes (tests/vectors/keeper.json)."""
     if not data.startswith(MAGIC):
         raise GuardError("the run's guard keeper is not one")
     key = key.encode("ascii")
