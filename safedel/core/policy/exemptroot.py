@@ -30,8 +30,11 @@ from ..contract import exemptids
 _DIR_FLAGS = (getattr(os, "O_PATH", 0) or os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0)
 _DIR_FLAGS |= os.O_CLOEXEC
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_usable = {}  # (settings.exempt, settings.exempt_ids) -> the usable roots
+_usable = {}  # (settings.exempt, settings.exempt_ids) -> (usable roots, real paths)
+_last = [None, None]  # the settings asked about last, and what _found gave
 _mounts = {}  # (real root, identity) -> its mount id
+_below = {}  # (directory, identity, roots) -> whether it lies in one of them
+_LIMIT = 4096
 
 
 class Root:
@@ -49,13 +52,23 @@ class Root:
 def roots(settings):
     """The exempt roots of settings that hold anything, found once per process: each
     whose name leads, the first time it is asked, to the directory it was fixed as."""
+    return _found(settings)[0]
+
+
+def _found(settings):
+    """(usable roots, their real paths) for settings; asked several times a deletion,
+    so the settings last asked about answer at once."""
+    if _last[0] is settings:
+        return _last[1]
     key = (settings.exempt, settings.exempt_ids)
     found = _usable.get(key)
     if found is None:
         if len(_usable) > 64:
             _usable.clear()
         idents = exemptids.fixed(settings.exempt, settings.exempt_ids)
-        found = _usable[key] = tuple(_usable_roots(settings.exempt, idents))
+        usable = tuple(_usable_roots(settings.exempt, idents))
+        found = _usable[key] = (usable, tuple(root.real for root in usable))
+    _last[:] = [settings, found]
     return found
 
 
@@ -73,7 +86,7 @@ def _usable_roots(exempt, idents):
 
 def real_paths(settings):
     """The usable roots' real paths (str), as core/policy/workspace.py places paths."""
-    return tuple(root.real for root in roots(settings))
+    return _found(settings)[1]
 
 
 def depth(path, root):
@@ -121,20 +134,30 @@ def holds(target, settings):
 
 
 def _directory_holds(path, ident, usable, shown=None):
-    """Whether the directory at path (real, bytes), which must be ident, lies in a root."""
+    """Whether the directory at path (real, bytes), which must be ident, lies in a root.
+    A directory below a root is asked once per path and identity: a build deleting
+    thousands of files in /tmp/cc-XXXX pays for the walk once. Moved, it has another
+    path; replaced, another identity; either is asked afresh."""
     shown = os.fsdecode(path) if shown is None else shown
     if ident is None:
         return False
     if not any(depth(shown, root.real) for root in usable):
         return verdict(shown, ident, None, None, usable)  # the root itself, or nothing
-    try:
-        fd = os.open(path, _DIR_FLAGS | _NOFOLLOW)
-    except OSError:
-        return False
-    try:
-        return holds_at(fd, shown, ident, usable)
-    finally:
-        os.close(fd)
+    key = (path, ident, usable)
+    known = _below.get(key)
+    if known is None:
+        try:
+            fd = os.open(path, _DIR_FLAGS | _NOFOLLOW)
+        except OSError:
+            return False
+        try:
+            known = holds_at(fd, shown, ident, usable)
+        finally:
+            os.close(fd)
+        if len(_below) > _LIMIT:
+            _below.clear()
+        _below[key] = known
+    return known
 
 
 def holds_at(fd, place, ident, usable):
