@@ -134,41 +134,48 @@ def holds(target, settings):
 
 
 def _directory_holds(path, ident, usable, shown=None):
-    """Whether the directory at path (real, bytes), which must be ident, lies in a root.
-    A directory below a root is asked once per path and identity: a build deleting
-    thousands of files in /tmp/cc-XXXX pays for the walk once. Moved, it has another
-    path; replaced, another identity; either is asked afresh."""
+    """Whether the directory at path (real, bytes), which must be ident, lies in a root."""
     shown = os.fsdecode(path) if shown is None else shown
     if ident is None:
         return False
     if not any(depth(shown, root.real) for root in usable):
         return verdict(shown, ident, None, None, usable)  # the root itself, or nothing
-    key = (path, ident, usable)
-    known = _below.get(key)
-    if known is None:
-        try:
-            fd = os.open(path, _DIR_FLAGS | _NOFOLLOW)
-        except OSError:
-            return False
-        try:
-            known = holds_at(fd, shown, ident, usable)
-        finally:
-            os.close(fd)
-        if len(_below) > _LIMIT:
-            _below.clear()
-        _below[key] = known
-    return known
+    known = _below.get((shown, ident, usable))
+    if known is not None:
+        return known
+    try:
+        fd = os.open(path, _DIR_FLAGS | _NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        return holds_at(fd, shown, ident, usable)
+    finally:
+        os.close(fd)
 
 
 def holds_at(fd, place, ident, usable):
     """Whether the directory open as fd, at place (real str), lies in one of usable:
-    ident must be its identity, and its mount and ancestors are read from fd itself."""
+    ident must be its identity, and its mount and ancestors are read from fd itself.
+    A directory below a root is asked once per path and identity (a build deleting
+    thousands of files in /tmp/cc-XXXX walks once); moved, it has another path,
+    replaced, another identity, and either is asked afresh."""
     try:
         st = os.fstat(fd)
     except OSError:
         return False
     if (st.st_dev, st.st_ino) != ident:
         return False  # not the directory judged: judged like any other path
+    key = (place, ident, usable)
+    found = _below.get(key)
+    if found is None:
+        found = _walk_verdict(fd, st, place, ident, usable)
+        if len(_below) > _LIMIT:
+            _below.clear()
+        _below[key] = found
+    return found
+
+
+def _walk_verdict(fd, st, place, ident, usable):
     known = []
 
     def same_mount(root):
