@@ -19,6 +19,7 @@ const { O_NOFOLLOW = 0 } = require('fs').constants;
 const DIGITS = /^[0-9]+$/;
 const learned = new Map(); // root -> identity, fixed at this process's first need
 const usableRoots = new Map(); // key of the settings' roots -> [{ real, id }]
+const below = new WeakMap(); // usable roots -> Map(`${place}\0${identity}` -> verdict)
 
 const identityOf = (st) => `${st.dev}:${st.ino}`;
 
@@ -170,15 +171,29 @@ function ancestor(fd, levels) {
 
 // Whether the directory open as fd (Linux), at place (real, latin1), lies in one of
 // usable: its identity, its mount and its ancestors read from the descriptor itself.
+// A directory below a root is asked once per path and identity (a build deleting
+// thousands of files in /tmp/cc-XXXX walks once); moved or replaced, it is asked afresh.
 function holdsAt(fd, place, usable) {
   const mounts = require('./mounts.cjs');
-  const st = fstatSync(fd, { bigint: true });
-  let here;
-  const sameMount = (root) => {
-    if (here === undefined) here = mounts.mountIdOrNull(fd);
-    return here !== null && here === mounts.rootMount(root);
-  };
-  return verdict(place, identityOf(st), (levels) => ancestor(fd, levels), sameMount, usable);
+  const id = identityOf(fstatSync(fd, { bigint: true }));
+  if (!usable.some((root) => depth(place, root.real) > 0)) {
+    return verdict(place, id, null, null, usable); // the root itself, or nothing
+  }
+  let known = below.get(usable);
+  if (known === undefined) below.set(usable, (known = new Map()));
+  const key = `${place}\0${id}`;
+  let found = known.get(key);
+  if (found === undefined) {
+    let here;
+    const sameMount = (root) => {
+      if (here === undefined) here = mounts.mountIdOrNull(fd);
+      return here !== null && here === mounts.rootMount(root);
+    };
+    found = verdict(place, id, (levels) => ancestor(fd, levels), sameMount, usable);
+    if (known.size > 4096) known.clear();
+    known.set(key, found);
+  }
+  return found;
 }
 
 // Whether the directory at path (real, Buffer: where `link/` leads) lies in usable.

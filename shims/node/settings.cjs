@@ -244,9 +244,18 @@ function envExempt(env, config) {
   return exempt.split(nativePath.delimiter).filter(Boolean);
 }
 
+// Read at every deletion: parsed once per value.
+let exemptIdsText = null;
+let exemptIdsFound = null;
+
 function envExemptIds(env) {
-  if (env.SAFEDEL_EXEMPT_IDS === undefined) return null;
-  return require('./exemptids.cjs').parse(env.SAFEDEL_EXEMPT_IDS);
+  const text = env.SAFEDEL_EXEMPT_IDS;
+  if (text === undefined) return null;
+  if (text !== exemptIdsText) {
+    exemptIdsFound = require('./exemptids.cjs').parse(text);
+    exemptIdsText = text;
+  }
+  return exemptIdsFound;
 }
 
 // "confirm" (the default: refused until approved) or "allow" (trashed like the rest).

@@ -30,8 +30,11 @@ from ..contract import exemptids
 _DIR_FLAGS = (getattr(os, "O_PATH", 0) or os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0)
 _DIR_FLAGS |= os.O_CLOEXEC
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_usable = {}  # (settings.exempt, settings.exempt_ids) -> the usable roots
+_usable = {}  # (settings.exempt, settings.exempt_ids) -> (usable roots, real paths)
+_last = [None, None]  # the settings asked about last, and what _found gave
 _mounts = {}  # (real root, identity) -> its mount id
+_below = {}  # (directory, identity, roots) -> whether it lies in one of them
+_LIMIT = 4096
 
 
 class Root:
@@ -49,13 +52,23 @@ class Root:
 def roots(settings):
     """The exempt roots of settings that hold anything, found once per process: each
     whose name leads, the first time it is asked, to the directory it was fixed as."""
+    return _found(settings)[0]
+
+
+def _found(settings):
+    """(usable roots, their real paths) for settings; asked several times a deletion,
+    so the settings last asked about answer at once."""
+    if _last[0] is settings:
+        return _last[1]
     key = (settings.exempt, settings.exempt_ids)
     found = _usable.get(key)
     if found is None:
         if len(_usable) > 64:
             _usable.clear()
         idents = exemptids.fixed(settings.exempt, settings.exempt_ids)
-        found = _usable[key] = tuple(_usable_roots(settings.exempt, idents))
+        usable = tuple(_usable_roots(settings.exempt, idents))
+        found = _usable[key] = (usable, tuple(root.real for root in usable))
+    _last[:] = [settings, found]
     return found
 
 
@@ -73,7 +86,7 @@ def _usable_roots(exempt, idents):
 
 def real_paths(settings):
     """The usable roots' real paths (str), as core/policy/workspace.py places paths."""
-    return tuple(root.real for root in roots(settings))
+    return _found(settings)[1]
 
 
 def depth(path, root):
@@ -127,6 +140,9 @@ def _directory_holds(path, ident, usable, shown=None):
         return False
     if not any(depth(shown, root.real) for root in usable):
         return verdict(shown, ident, None, None, usable)  # the root itself, or nothing
+    known = _below.get((shown, ident, usable))
+    if known is not None:
+        return known
     try:
         fd = os.open(path, _DIR_FLAGS | _NOFOLLOW)
     except OSError:
@@ -139,13 +155,27 @@ def _directory_holds(path, ident, usable, shown=None):
 
 def holds_at(fd, place, ident, usable):
     """Whether the directory open as fd, at place (real str), lies in one of usable:
-    ident must be its identity, and its mount and ancestors are read from fd itself."""
+    ident must be its identity, and its mount and ancestors are read from fd itself.
+    A directory below a root is asked once per path and identity (a build deleting
+    thousands of files in /tmp/cc-XXXX walks once); moved, it has another path,
+    replaced, another identity, and either is asked afresh."""
     try:
         st = os.fstat(fd)
     except OSError:
         return False
     if (st.st_dev, st.st_ino) != ident:
         return False  # not the directory judged: judged like any other path
+    key = (place, ident, usable)
+    found = _below.get(key)
+    if found is None:
+        found = _walk_verdict(fd, st, place, ident, usable)
+        if len(_below) > _LIMIT:
+            _below.clear()
+        _below[key] = found
+    return found
+
+
+def _walk_verdict(fd, st, place, ident, usable):
     known = []
 
     def same_mount(root):
