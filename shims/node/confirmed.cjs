@@ -60,12 +60,12 @@ function readText(path) {
 
 function confirmedFiles(stateDir) {
   let fd;
-  // Nearly nobody has confirmed a file: a missing record must not cost an exception.
-  if (!originals.lstatSync(nativePath.join(stateDir, RECORD), { throwIfNoEntry: false })) {
-    records.delete(stateDir);
-    return {};
-  }
   try {
+    // Nearly nobody has confirmed a file: a missing record must not cost an exception.
+    if (!originals.lstatSync(nativePath.join(stateDir, RECORD), { throwIfNoEntry: false })) {
+      records.delete(stateDir);
+      return {};
+    }
     const { openUnder } = require('./private.cjs');
     fd = openUnder(stateDir, [RECORD], O_RDONLY, false);
   } catch {
