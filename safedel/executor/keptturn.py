@@ -126,6 +126,7 @@ class KeptTurn:
         if op in rule.APPROVALS:
             ident = record.get("id")
             if trusting and ident not in voided or ident in self.own:
+                self.own.discard(ident)  # once: a copy the command appends is no approval
                 self.state.apply(record)
             elif not isinstance(ident, str):
                 self._damage("an approval the run did not make, with no id to void it by")

@@ -40,9 +40,10 @@ def test_killing_the_supervisor_makes_deletions_fail(sandbox):
 
 
 def test_a_process_left_running_renames_but_cannot_delete_unjudged(sandbox):
-    """After the run, nobody judges deletions: a raw unlink fails; renames are judged
-    as before (an atomic save and a shim's move into the trash go on, a move to the
-    temp dir gets EXDEV); what answers the listener ends with the tree."""
+    """After the run, nobody judges deletions: a raw unlink fails, and so does a shim's
+    (no keeper holds the turn any more: it fails closed); renames are judged as before
+    (an atomic save goes on, a move to the temp dir gets EXDEV); what answers the
+    listener ends with the tree."""
     require_net()
     (sandbox.work / "victim.txt").write_text("keep me")
     (sandbox.work / "old.txt").write_text("old")
@@ -64,11 +65,12 @@ def test_a_process_left_running_renames_but_cannot_delete_unjudged(sandbox):
     while not _complete(sandbox.work / "rc") and time.monotonic() < deadline:
         time.sleep(0.05)
     # Carried out to the temp dir: EXDEV, mv copies, and the source's unlink fails.
-    assert (sandbox.work / "rc").read_text().split() == ["mv=0", "rm=1", "shim=0", "out=1"]
+    assert (sandbox.work / "rc").read_text().split() == ["mv=0", "rm=1", "shim=1", "out=1"]
     assert (sandbox.work / "kept.txt").read_text() == "kept"
     assert (sandbox.work / "saved.txt").read_text() == "new\n"
     assert (sandbox.work / "victim.txt").read_text() == "keep me"
-    assert sandbox.trashed_names() == ["old.txt"]
+    assert (sandbox.work / "old.txt").read_text() == "old"
+    assert sandbox.trashed_names() == []
     assert _gone_in_time(lambda: set(_afterlives()) - before)
 
 

@@ -46,9 +46,15 @@ def turn_key(settings):
     return f"{names[0]}/{names[1]}"
 
 
+# The keeper usually answers within a fraction of a millisecond: the first looks only
+# yield the processor (a sleep, with the kernel's timer slack, costs more than the wait),
+# then the pauses grow.
+SPINS = 200
+
+
 def _waiting(keeper, key, ready):
     """Poll the keeper until ready(view) gives something; a damaged turn fails closed."""
-    deadline, pause = time.monotonic() + TAKE_DEADLINE, 0.00005
+    deadline, pause, looks = time.monotonic() + TAKE_DEADLINE, 0.0001, 0
     while True:
         view = read(keeper, key)
         if view.damaged is not None:
@@ -56,6 +62,10 @@ def _waiting(keeper, key, ready):
         found = ready(view)
         if found is not None:
             return view, found
+        looks += 1
+        if looks < SPINS:
+            os.sched_yield()
+            continue
         if time.monotonic() > deadline:
             raise GuardError("the run's guard keeper did not answer, so nothing was deleted")
         time.sleep(pause)
