@@ -28,12 +28,23 @@ let removed = null; // a descriptor of a directory removed while open: nothing i
 
 function nowhere(code) {
   if (code === 'ENOTDIR') return '/dev/null/safedel-nowhere';
+  // Still the removed directory (no links left), not a number a program reused after
+  // closing descriptors it did not open.
+  if (removed !== null && !stillRemoved()) removed = null;
   if (removed === null) {
     const dir = require('fs').mkdtempSync(nativePath.join(os.tmpdir(), 'safedel-nowhere-'));
     removed = openSync(dir, DIR_FLAGS);
     originals.rmdirSync(dir);
   }
   return `/proc/self/fd/${removed}/safedel-nowhere`;
+}
+
+function stillRemoved() {
+  try {
+    return fstatSync(removed).nlink === 0;
+  } catch {
+    return false;
+  }
 }
 
 // The plan for a call whose path could not be looked at (err: the look's Node error;
