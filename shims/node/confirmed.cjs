@@ -67,13 +67,15 @@ function confirmedFiles(stateDir) {
       return {};
     }
     const { openUnder } = require('./private.cjs');
-    fd = openUnder(stateDir, [RECORD], O_RDONLY, false);
+    // O_NONBLOCK: a FIFO planted where the record goes must not hang a deletion.
+    fd = openUnder(stateDir, [RECORD], O_RDONLY | O_NONBLOCK, false);
   } catch {
     records.delete(stateDir);
     return {};
   }
   try {
     const st = fstatSync(fd);
+    if (!st.isFile()) return {};
     const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
     const known = records.get(stateDir);
     if (known && known.key === key) return known.files;

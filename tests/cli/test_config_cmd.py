@@ -14,7 +14,7 @@ import sys
 import pytest
 from conftest import require
 
-from safedel.core.contract import confirmed, settings
+from safedel.core.contract import confirmed, host, settings
 
 SAFEDEL = [sys.executable, "-m", "safedel"]
 HOSTILE = 'threshold = 99999\n# \x1b[2K\x1b[1Ahidden \u202e\nworkspace = ["/"]\n'
@@ -26,12 +26,13 @@ def config(sandbox):
     return path
 
 
+HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v in table}
+
+
 def person_env(sandbox, **extra):
-    """A person's terminal: no CI, no agent harness."""
-    env = sandbox.base_env(**extra)
-    for name in ("CI", "CLAUDECODE", "CODEX_SANDBOX", "CURSOR_AGENT", "GEMINI_CLI"):
-        if name not in extra:
-            env.pop(name, None)
+    """A person's terminal: no CI, no agent harness (whatever runs the tests)."""
+    env = {k: v for k, v in sandbox.base_env().items() if k not in HOST_VARIABLES}
+    env.update(extra)
     return env
 
 
@@ -139,8 +140,8 @@ def test_no_person_no_confirmation(sandbox):
         argv, env=person_env(sandbox), input="y\n", capture_output=True, text=True, timeout=60
     )
     assert piped.returncode == 1 and "stdin is not one" in piped.stderr
-    for host in ({"CLAUDECODE": "1"}, {"CI": "true"}):
-        code, screen = on_pty(argv, person_env(sandbox, **host), sandbox.work, b"y\r")
+    for found in ({"CLAUDECODE": "1"}, {"CI": "true"}):
+        code, screen = on_pty(argv, person_env(sandbox, **found), sandbox.work, b"y\r")
         assert code == 1 and b"a person's decision at their own terminal" in screen, screen
         assert b"config trust" not in screen.split(b"decision", 1)[1]
     assert not (sandbox.state / confirmed.RECORD).exists()

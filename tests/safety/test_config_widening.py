@@ -131,3 +131,18 @@ def test_a_question_the_command_asks_for_is_never_shown(sandbox):
     assert os.waitstatus_to_exitcode(status) == 1, screen
     assert b"[y/N]" not in screen and b"SAFE_DELETE_BULK" in screen
     assert len(list(sandbox.work.glob("f*"))) == 60
+
+
+@pytest.mark.parametrize("agent", ["CLAUDECODE=1", "CODEX_SANDBOX=seatbelt", "GEMINI_CLI=1"])
+def test_under_an_agent_host_the_warning_names_no_command(sandbox, agent):
+    project, victim = project_with_victim(sandbox)
+    name, _, value = agent.partition("=")
+    env = sandbox.base_env(**{name: value})
+    done = sandbox.run("sh", "-c", f"{LOCAL}; {widen_user_config(sandbox)}", cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+    done = sandbox.run("rm", str(victim), cwd=project, env=env)
+    refused_outside(done, victim)
+    warnings = [line for line in done.stderr.splitlines() if b"not applying" in line]
+    assert len(warnings) >= 2, done.stderr  # the root "/" and the outside_workspace
+    assert all(b"waits until the user confirms the file" in line for line in warnings)
+    assert b"config trust" not in done.stderr and b"safedel config" not in done.stderr

@@ -76,7 +76,7 @@ def records(state_dir):
         return {}
     try:
         with open_dir(state_dir, [], create_dirs=False) as directory:
-            fd = directory.open(RECORD, _O_READ)
+            fd = directory.open(RECORD, _O_READ | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         _records.pop(state_dir, None)
         return {}
@@ -86,15 +86,30 @@ def records(state_dir):
         known = _records.get(state_dir)
         if known is not None and known[0] == key:
             return known[1]
-        from .runrecord import read_closing
-
-        data, fd = read_closing(fd, MAX_BYTES * 4), None
+        data = _read_regular(fd, info)
     finally:
-        if fd is not None:
-            os.close(fd)
+        os.close(fd)
     files = _valid(data)
     _records[state_dir] = (key, files)
     return files
+
+
+def _read_regular(fd, info):
+    """The record's bytes from fd, or b"" when it is not a regular file (a directory or
+    a FIFO planted where the record goes) or cannot be read."""
+    if not stat.S_ISREG(info.st_mode):
+        return b""
+    chunks, size = [], 0
+    try:
+        while size <= MAX_BYTES * 4:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return b""
+    return b"".join(chunks)
 
 
 def _valid(data):
@@ -166,13 +181,14 @@ def _update(state_dir, path, entry):
     """Set path's entry (None: remove it), the record rewritten whole by rename."""
     with open_dir(state_dir, []) as directory:
         try:
-            fd = directory.open(RECORD, _O_READ)
+            fd = directory.open(RECORD, _O_READ | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
             files = {}
         else:
-            from .runrecord import read_closing
-
-            files = _valid(read_closing(fd, MAX_BYTES * 4))
+            try:
+                files = _valid(_read_regular(fd, os.fstat(fd)))
+            finally:
+                os.close(fd)
         if entry is None:
             files.pop(path, None)
         else:

@@ -5,12 +5,12 @@ Only where no `safedel run` handed its roots down (a bootstrap shell, `safedel e
 
 The session's roots (the command line, SAFEDEL_WORKSPACE, the stored session list, a
 serve client's OpenSession) are the harness's or the person's own word. A config file's
-roots count in full while its content is what a person confirmed (core/contract/
-confirmed.py). From a file nobody confirmed, or one changed since, a root the confirmed
-version named still counts, and any other only where it narrows: inside the roots that
-count without it (with none, inside the project, which is then the default). The rest
-is held back with a warning, so a `workspace = ["/"]` that a command wrote widens
-nothing, for its own run or any later one.
+root counts where a person confirmed it (core/contract/confirmed.py keeps each root's
+real path as it was then); any other root only where it narrows: inside the roots that
+count, or that a person confirmed (with none, inside the project, which is then the
+default). The rest is held back with a warning, so a `workspace = ["/"]` that a command
+wrote widens nothing, for its own run or any later one; and a confirmed root a file no
+longer names comes back where the workspace would otherwise fall to the project.
 """
 
 import os
@@ -62,7 +62,7 @@ def collect(environ=None, start=None, cli_roots=(), state_dir=None, session=None
     local = os.path.join(project, LOCAL_FILE)
     shared = os.path.join(project, PROJECT_FILE)
     home = environ.get("HOME")
-    roots, confirmed_roots = _file_roots("local", local, project, state_dir, home)
+    roots, confirmed_before = _file_roots("local", local, project, state_dir, home)
     found += roots
     warnings = []
     roots, kept = _file_roots("project", shared, project, state_dir, home)
@@ -74,24 +74,24 @@ def collect(environ=None, start=None, cli_roots=(), state_dir=None, session=None
                 f"{shared}: ignoring workspace root {root.entry!r}: a project's own config "
                 f"may only name folders inside {project}"
             )
-    confirmed_roots += [r for r in kept if inside(r.path, project)]
+    confirmed_before += [r for r in kept if inside(r.path, project)]
     user = core_settings.config_path(environ)
     roots, kept = _file_roots("user", user, start, state_dir, home)
     found += roots
-    confirmed_roots += kept
-    warnings += _narrow(found, confirmed_roots, project)
+    confirmed_before += kept
+    warnings += _narrow(found, confirmed_before, project)
     if not found:
         source = "git work tree" if project != start or _is_repo(start) else "starting directory"
         found.append(Root(project, "default", source))
     return _unique(found), warnings
 
 
-def _narrow(found, confirmed_roots, project):
+def _narrow(found, confirmed_before, project):
     """Hold back from found each root that counts only where it narrows, and bring back
     a confirmed root whose removal would leave the workspace to the default (wider
     than it); the warnings for both."""
     counted = [r.path for r in found if r.counted]
-    dropped = [r for r in confirmed_roots if r.path not in counted]
+    dropped = [r for r in confirmed_before if r.path not in counted]
     counting = counted + [r.path for r in dropped] or [project]
     warnings = []
     for root in [r for r in found if not r.counted]:
@@ -130,12 +130,12 @@ def _file_roots(scope, path, base, state_dir, home):
     entry = confirmed.kept(path, state_dir)
     seen, relative = confirmed.kept_roots(entry) if entry is not None else ([], [])
     kept = [Root(real, scope, path, real) for real in seen]
-    kept += [Root(_resolve(text, base, home), scope, path, text) for text in relative]
+    kept += [Root(_resolve(given, base, home), scope, path, given) for given in relative]
     roots = []
-    for text in entries:
-        real = _resolve(text, base, home)
-        counted = real in seen or (scope == "user" and text in relative)
-        roots.append(Root(real, scope, path, text, counted))
+    for given in entries:
+        real = _resolve(given, base, home)
+        counted = real in seen or (scope == "user" and given in relative)
+        roots.append(Root(real, scope, path, given, counted))
     return roots, kept
 
 
