@@ -105,7 +105,10 @@ class Sandbox:
         env = self.shim_env(threshold)
         run_id = "r-" + os.urandom(6).hex()
         env["SAFEDEL_RUN_ID"] = run_id
-        runstate.record({}, env, run_id)
+        fixed = runstate.record({}, env, run_id)
+        keeper = _keeper()
+        if keeper is not None:
+            keeper.watch(fixed)  # as `safedel run` keeps its turn (runstate.keep)
         self.runs.append(env)
         return env
 
@@ -125,6 +128,19 @@ class Sandbox:
 
             runpointer.unpoint()  # as `safedel run` does when its command ends
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+_keepers = []
+
+
+def _keeper():
+    """This process's guard keeper (executor/keeper.py), started once: launchers under
+    run_env() find it among their ancestors, as under `safedel run`; None off Linux."""
+    if not _keepers:
+        from safedel.executor.keeper import Keeper
+
+        _keepers.append(Keeper.start())
+    return _keepers[0]
 
 
 def timed_spawn(argv, env, errors):

@@ -1,8 +1,8 @@
 """safedel's engine: stdlib only, Python 3.9+, loaded by file path inside foreign interpreters.
 
 The one deletion pipeline (deletion.py: protected -> exempt -> guard -> trash) and the
-leaves every part shares: jsonl, private, printable, outcome, resolve, mounts, lendmode
-and removable (could GNU have removed it?). The parts, one package each:
+leaves every part shares: jsonl, private, printable, outcome, resolve, mounts, lendmode,
+statx and removable (could GNU have removed it?). The parts, one package each:
 
 contract : the environment contract: settings, host, exempt ids, the run record and pointer
 report   : the JSON-lines report (write, segments, read) and the marker lines

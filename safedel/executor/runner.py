@@ -120,6 +120,7 @@ def _net(value, env):
         # dumpable, and the enclosing net, which must read the calls of its own
         # bookkeeping, could then only refuse them.
         return None
+    from .. import loaded_ns
     from ..net.session import prepare
 
-    return prepare(value, env)
+    return prepare(value, env, begun=loaded_ns)  # this process is the run

@@ -8,70 +8,59 @@ Its ctime would not do: a rename sets it. Where the file system keeps no birth t
 (NFS, FAT, older kernels' tmpfs) nothing counts as born since: what the exemptions
 would have spared is judged instead.
 
-The kernel stamps files with a clock a tick behind `time.time_ns()`: a file made just
-after the run started may look older than it. Where that would spare it (born since)
-it is judged instead; where it would trust a file (born before) the stamp counts as
-late as it may really be (latest).
+The kernel stamps files with its coarse clock, up to a tick (4 ms here) behind
+`time.time_ns()`, or, since Linux 6.13's multigrain stamps, sometimes with the fine
+one. So the command starts only once the coarse clock has passed the run's start
+(mark): every file it makes is stamped after it, and every file made before the run
+began is stamped before it. Stamps compared with a start that was not so marked
+(born_before on a rule file's mtime) count as late as they may really be (latest).
 """
 
-import collections
-import ctypes
 import os
-import struct
+import time
 
-AT_FDCWD = -100
-_AT_SYMLINK_NOFOLLOW = 0x100
-_AT_EMPTY_PATH = 0x1000
-_STATX_TYPE, _STATX_MODE, _STATX_INO, _STATX_BTIME = 0x1, 0x2, 0x100, 0x800
-_WANTED = _STATX_TYPE | _STATX_MODE | _STATX_INO | _STATX_BTIME
-_SIZE = 256
+from ..core import statx
 
-_TICK_NS = 20 * 10**6  # how far the kernel's file clock may lag time.time_ns()
+AT_FDCWD = statx.AT_FDCWD
+
+_TICK_NS = 20 * 10**6  # how far a coarse stamp may lag the fine clock
 _COARSE_NS = 2 * 10**9  # a file system with 2 s stamps (FAT)
 
-Entry = collections.namedtuple("Entry", "dev ino mode btime_ns")
-Entry.identity = property(lambda self: (self.dev, self.ino, self.btime_ns))
-
-_statx = []
+Entry = statx.Entry
+_COARSE_CLOCK = 5  # CLOCK_REALTIME_COARSE: the clock most file stamps are taken from
 
 
-def _function():
-    if not _statx:
-        function = ctypes.CDLL(None, use_errno=True).statx
-        function.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint)
-        function.argtypes += (ctypes.c_void_p,)
-        _statx.append(function)
-    return _statx[0]
+def clock_ns():
+    """Now, on the fine clock (time.time_ns())."""
+    return time.time_ns()
+
+
+def mark(begun):
+    """The run's start for born_since, once the command is about to start: just after
+    begun (clock_ns() when the run began), read once the coarse clock has passed it.
+    A file is stamped by the coarse clock, or (multigrain stamps) by the fine one, so
+    one made before begun is stamped at or before begun, and one made from now on at
+    or after the coarse clock, which is past begun. Waits while it is not (at most a
+    tick, 4 ms here; usually the run's set-up took longer)."""
+    started = begun + 1
+    while time.clock_gettime_ns(_COARSE_CLOCK) < started:
+        time.sleep(0.0005)
+    return started
 
 
 def of(dirfd, name):
     """The Entry of name in directory dirfd, its last component never followed;
     OSError when there is none."""
-    return _read(dirfd, os.fsencode(name), _AT_SYMLINK_NOFOLLOW)
+    return statx.read(dirfd, os.fsencode(name))
 
 
 def of_fd(fd):
     """The Entry of what descriptor fd (O_PATH too) is open on."""
-    return _read(fd, b"", _AT_EMPTY_PATH | _AT_SYMLINK_NOFOLLOW)
-
-
-def _read(dirfd, name, flags):
-    buffer = ctypes.create_string_buffer(_SIZE)
-    if _function()(dirfd, name, flags, _WANTED, buffer) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err), os.fsdecode(name))
-    raw = buffer.raw
-    mask = struct.unpack_from("I", raw, 0)[0]
-    mode = struct.unpack_from("H", raw, 28)[0]
-    ino = struct.unpack_from("Q", raw, 32)[0]
-    seconds, nanoseconds = struct.unpack_from("qI", raw, 80)
-    major, minor = struct.unpack_from("II", raw, 136)
-    btime = seconds * 10**9 + nanoseconds if mask & _STATX_BTIME else None
-    return Entry(os.makedev(major, minor), ino, mode, btime)
+    return statx.read(fd, b"", statx.AT_EMPTY_PATH | statx.AT_SYMLINK_NOFOLLOW)
 
 
 def born_since(entry, started):
-    """Whether entry was born at or after started (time.time_ns()); False when its
+    """Whether entry was born at or after started (mark()); False when its
     birth is unknown, or when nobody recorded when the run started."""
     return bool(started) and entry.btime_ns is not None and entry.btime_ns >= started
 

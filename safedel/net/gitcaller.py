@@ -34,7 +34,7 @@ class Trust:
     """Which processes are the real git, and what in their git dir is their own."""
 
     def __init__(self, located, started=0):
-        """located: inert.locate() when the run started; started: time.time_ns() then."""
+        """located: inert.locate() when the run started; started: birth.mark() then."""
         self._located = located
         self._identity = located[1] if located else None
         self._exec_path = None  # asked of git once, the first time it is needed

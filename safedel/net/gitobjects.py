@@ -34,7 +34,7 @@ _MAGIC = b"\377tOc\0\0\0\2"
 
 class Objects:
     def __init__(self, started=0, git=None):
-        """started: when the run started (time.time_ns()); git: () -> the path of
+        """started: when the run started (birth.mark()); git: () -> the path of
         the git to verify packs with, or None."""
         self._started = started
         self._git = git or (lambda: None)

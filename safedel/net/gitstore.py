@@ -28,7 +28,7 @@ _DEPTH = 5  # git follows alternates of alternates this deep
 class Stores:
     def __init__(self, objects, drops_for_real, started):
         """objects: a gitobjects.Objects; drops_for_real(real directory): whether the
-        net leaves deletions there to the kernel; started: time.time_ns() at start."""
+        net leaves deletions there to the kernel; started: birth.mark() at start."""
         self._objects = objects
         self._drops_for_real = drops_for_real
         self._started = started

@@ -31,7 +31,7 @@ def stamp(path):
 
 def made_before(started, path, inode):
     """Whether the file at path (never followed), inode inode, was born before
-    started (time.time_ns()), its birth known."""
+    started (birth.mark()), its birth known."""
     try:
         entry = birth.of(birth.AT_FDCWD, path)
     except OSError:

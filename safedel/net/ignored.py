@@ -40,7 +40,7 @@ _CATCH_ALL = {"*", "/*", "**", "/**", "*/", "/*/", "**/", "**/*", "/**/*", "*/**
 def in_build_tree(top, parent, anchors, git, started):
     """True when parent (strictly inside work tree top) lies in an ignored build tree.
     anchors: real paths of the workspace roots and the start directory; git: the path
-    of the git to ask; started: when the run started (time.time_ns())."""
+    of the git to ask; started: when the run started (birth.mark())."""
     relative = os.path.relpath(parent, top).split(os.sep)
     candidates = ["/".join(relative[: i + 1]) for i in range(len(relative))]
     inside = [a for a in anchors if a != top and a.startswith(top + os.sep)]

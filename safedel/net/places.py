@@ -70,7 +70,7 @@ class Places:
         # Once the command deletes or renames away a file that decides what git
         # ignores, no verdict of git's can be trusted any more (see rulefiles).
         self._rules_changed = False
-        # When the run started (time.time_ns()): an ignore rule written since then may
+        # When the run started (birth.mark()): an ignore rule written since then may
         # be the command's own, not the user's (see ignored). Unknown (0): none is trusted.
         self._started = started or 0
         self._build_mounts = mounts.Boundaries(lambda parent: [self._top(parent)])

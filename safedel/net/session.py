@@ -1,10 +1,10 @@
 """The runner's one entry point: start a command under the net, or say why not."""
 
 import os
-import time
 
 from ..core.contract.settings import warn_once
 from ..core.git import inert
+from . import birth
 
 # Set in the command's environment while the net watches it: a nested `safedel run`
 # finds the listener slot taken (EBUSY) and knows the outer net already covers it.
@@ -12,7 +12,9 @@ ACTIVE_VAR = "SAFEDEL_NET"
 
 
 class Net:
-    def __init__(self):
+    def __init__(self, begun=None):
+        # The run begins (begun, or now): what is born since is the run's (birth.mark).
+        self._begun = begun or birth.clock_ns()
         self.machine = os.uname().machine
         self._installer = _installer(self.machine)
         self._supervisor = None
@@ -31,7 +33,7 @@ class Net:
         # git is found before the command exists: one it puts on PATH is not git.
         git = inert.locate(env)
         # Before the command exists, too: ignore rules written later are not trusted.
-        started = time.time_ns()
+        started = birth.mark(self._begun)
         child = fork(self._installer, program, argv, env, setsigdef, file_actions, setsid)
         if child.listener is None:
             if not nested:
@@ -88,12 +90,13 @@ def _installer(machine):
 _prepared = {}  # machine -> Installer; "kernel" -> what kernel_supports found
 
 
-def prepare(value, environ):
-    """A Net for `safedel run`, or None when it is switched off or unsupported."""
+def prepare(value, environ, begun=None):
+    """A Net for `safedel run`, or None when it is switched off or unsupported.
+    begun: when the run began (time.time_ns()), if not now."""
     from . import kernel_supports, wanted
 
     if not wanted(value, environ):
         return None
     if "kernel" not in _prepared:
         _prepared["kernel"] = kernel_supports()[0]
-    return Net() if _prepared["kernel"] else None
+    return Net(begun) if _prepared["kernel"] else None

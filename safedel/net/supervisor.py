@@ -44,7 +44,7 @@ class Supervisor:
         self._settings = self._exempt = self._memory = self._quick = None
         self._places = None
         self._git = git  # inert.locate() before the command started
-        # When the command started (time.time_ns()): see ignored.
+        # When the command started (birth.mark()): see ignored.
         self._started = started
         self._plain_heads = frozenset()
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)

@@ -9,47 +9,9 @@ Everything else about an item (its DeletionDate=, a report line, the catalog cac
 is text that any process of the user may write.
 """
 
-import ctypes
 import os
-import struct
-import sys
 
-_STATX_BTIME = 0x800
-_AT_SYMLINK_NOFOLLOW = 0x100
-_AT_FDCWD = -100
-_statx = []
-
-
-def _function():
-    if not _statx:
-        function = None
-        if sys.platform.startswith("linux"):
-            try:
-                function = ctypes.CDLL(None, use_errno=True).statx
-                function.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint)
-                function.argtypes += (ctypes.c_void_p,)
-            except (OSError, AttributeError):
-                function = None
-        _statx.append(function)
-    return _statx[0]
-
-
-def birth_time(path, dir_fd=None):
-    """The birth time (seconds) of the entry at path, not following a symlink; None
-    where the system or the file system keeps none."""
-    function = _function()
-    if function is None:
-        birth = getattr(os.lstat(path, dir_fd=dir_fd), "st_birthtime", None)
-        return birth or None
-    buffer = ctypes.create_string_buffer(256)
-    where = _AT_FDCWD if dir_fd is None else dir_fd
-    if function(where, os.fsencode(path), _AT_SYMLINK_NOFOLLOW, _STATX_BTIME, buffer) != 0:
-        return None
-    mask = struct.unpack_from("I", buffer.raw, 0)[0]
-    if not mask & _STATX_BTIME:
-        return None
-    seconds, nanoseconds = struct.unpack_from("qI", buffer.raw, 80)
-    return seconds + nanoseconds / 1e9
+from ..core.statx import birth_time
 
 
 def lived_before_trash(item):

@@ -350,3 +350,23 @@ def test_without_the_net_git_deletes_what_it_is_given_for_real(sandbox):
     assert not (work / ".git" / "rebase-merge").exists()
     assert not (work / "sub" / "precious").exists()
     assert _trashed(sandbox) == {}
+
+
+def test_a_file_made_the_moment_the_run_starts_counts_as_the_runs(tmp_path):
+    """The run's start is read on the clock the kernel stamps files with, past the tick
+    it began in: a file git makes a millisecond into the run (a `git add`'s
+    tmp_obj_*) is born since it, and one made just before is not."""
+    from safedel.net import birth
+
+    for index in range(50):
+        before = tmp_path / f"before-{index}"
+        before.write_text("x")
+        started = birth.mark(birth.clock_ns())
+        after = tmp_path / f"after-{index}"
+        after.write_text("x")
+        fd = os.open(tmp_path, os.O_PATH)
+        try:
+            assert birth.born_since(birth.of(fd, after.name), started)
+            assert not birth.born_since(birth.of(fd, before.name), started)
+        finally:
+            os.close(fd)

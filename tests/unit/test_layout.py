@@ -14,7 +14,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "safedel"
 CORE = PACKAGE / "core"
-CORE_LEAVES = {"jsonl", "private", "printable", "outcome", "resolve", "mounts", "lendmode"}
+CORE_LEAVES = {"jsonl", "private", "printable", "outcome", "resolve", "mounts", "lendmode", "statx"}
 BELOW_DELETION = {"guard", "policy", "trash", "report", "contract", "removable", "leaf"}
 # What each part of core/ may import (besides itself). A "leaf" is one of CORE_LEAVES.
 CORE_RULES = {

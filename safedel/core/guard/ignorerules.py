@@ -32,12 +32,15 @@ def believed(tree, answers, start, born):
     common = _common(git_dir)
     if not _before(os.path.join(common, "info", "exclude"), start):
         return set()
-    found = set()
+    found, parents = set(), {}  # a batch is mostly a few directories: each judged once
     for path, _source in answers.items():
-        relative = os.path.relpath(os.path.dirname(path), tree)
-        steps = [] if relative == os.curdir else relative.split(os.sep)
-        files = [os.path.join(tree, *steps[:i], ".gitignore") for i in range(len(steps) + 1)]
-        if all(_before(f, start) for f in files):
+        parent = os.path.dirname(path)
+        if parent not in parents:
+            relative = os.path.relpath(parent, tree)
+            steps = [] if relative == os.curdir else relative.split(os.sep)
+            files = [os.path.join(tree, *steps[:i], ".gitignore") for i in range(len(steps) + 1)]
+            parents[parent] = all(_before(f, start) for f in files)
+        if parents[parent]:
             found.add(path)
     return found
 

@@ -12,11 +12,9 @@ work tree per batch); directories found ignored are remembered for the process.
 """
 
 import os
-import struct
-import sys
 import time
 
-from .. import jsonl
+from .. import jsonl, statx
 from ..git import inert
 from ..policy.workspace import work_tree
 from ..private import open_dir
@@ -25,47 +23,16 @@ from . import ignorerules, ledger
 CREATED = "created-this-turn"
 IGNORED = "ignored"
 START_VARIABLE = "SAFEDEL_TURN_START"
-_STATX_BTIME = 0x800
-_AT_SYMLINK_NOFOLLOW = 0x100
-_AT_FDCWD = -100
-_statx = []
 _ignored_dirs = set()
 _QUESTION = (*ignorerules.OPTIONS, "check-ignore", "-v", "--stdin", "-z")
 # Targets let through uncounted, by path, until their trash event is written.
 uncounted = {}
 
 
-def _load_statx():
-    if not _statx:
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            function = libc.statx
-            function.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint)
-            function.argtypes += (ctypes.c_void_p,)
-            _statx.append((ctypes, function))
-        except (ImportError, OSError, AttributeError):
-            _statx.append(None)
-    return _statx[0]
-
-
 def birth_or_change_time(path):
     """The item's birth time where the system keeps one, else its ctime (seconds)."""
     info = os.lstat(path)
-    birth = getattr(info, "st_birthtime", None)
-    if birth:
-        return birth
-    loaded = _load_statx() if sys.platform.startswith("linux") else None
-    if loaded:
-        ctypes, statx = loaded
-        buffer = ctypes.create_string_buffer(256)
-        if statx(_AT_FDCWD, os.fsencode(path), _AT_SYMLINK_NOFOLLOW, _STATX_BTIME, buffer) == 0:
-            mask = struct.unpack_from("I", buffer.raw, 0)[0]
-            seconds, nanoseconds = struct.unpack_from("qI", buffer.raw, 80)
-            if mask & _STATX_BTIME:
-                return seconds + nanoseconds / 1e9
-    return info.st_ctime
+    return statx.birth_time(path) or info.st_ctime
 
 
 def turn_start(settings, environ=None):
@@ -167,12 +134,14 @@ def ignored(paths, environ=None, since=None):
     """The subset of paths (absolute, real parents) that git ignores by rules written
     before since (seconds; see ignorerules). No git, no work tree or any git failure
     means: not ignored."""
-    found, by_tree, trees = set(), {}, {}
+    found, by_tree, trees, known = set(), {}, {}, {}
     for path in paths:
-        if _under_ignored_dir(path):
+        parent = os.path.dirname(path)
+        if parent not in known:
+            known[parent] = _under_ignored_dir(path)
+        if known[parent]:
             found.add(path)
             continue
-        parent = os.path.dirname(path)
         tree = trees.get(parent, 0)
         if tree == 0:  # a batch is often one directory: look for its .git once
             tree = trees[parent] = work_tree(parent)
