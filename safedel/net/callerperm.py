@@ -50,6 +50,11 @@ _own = []  # the supervisor's Credentials.key() and user namespace inode
 def denies(tid, parent_st, st):
     """0 when thread tid may delete the entry st in the directory parent_st, else the
     errno the kernel gives it."""
+    return _denies(tid, parent_st, st)
+
+
+def _denies(tid, parent_st, st):
+    """denies(), or with st None: whether tid may make an entry in parent_st."""
     caller = Credentials(_read(b"/proc/%d/status" % tid))
     if not _own:
         _own.extend((Credentials(_read(b"/proc/self/status")).key(), _userns(b"self")))
@@ -69,10 +74,33 @@ def denies(tid, parent_st, st):
         or (granted & 3 == 2 and capable(CAP_DAC_READ_SEARCH, parent_st))
     ):
         return errno.EACCES
+    if st is None:
+        return 0
     owners = (st.st_uid, parent_st.st_uid)
     if parent_st.st_mode & stat.S_ISVTX and caller.fsuid not in owners:
         return 0 if capable(CAP_FOWNER, st) else errno.EPERM
     return 0
+
+
+def callers_match():
+    """Whether every caller under the net has the supervisor's own credentials, so
+    that the kernel's checks on the supervisor are the caller's (see net/perform): the
+    supervisor holds no capability and one uid and one gid throughout."""
+    if not _match:
+        status = _read(b"/proc/self/status")
+        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+        uids, gids = set(fields[b"Uid"].split()), set(fields[b"Gid"].split())
+        _match.append(Credentials(status).caps == 0 and len(uids) == 1 and len(gids) == 1)
+    return _match[0]
+
+
+_match = []
+
+
+def denies_arrival(tid, parent_st):
+    """0 when thread tid may make a new entry in the directory parent_st (write and
+    search on it), else the errno the kernel gives it."""
+    return _denies(tid, parent_st, None)
 
 
 def _bits(caller, st):

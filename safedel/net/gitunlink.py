@@ -12,30 +12,15 @@ fresh name in between: every rename of the tree waits for this very thread to an
 it. Anything else that moved is put back under its name, to be judged like any path.
 """
 
-import ctypes
 import errno
 import os
 
-from . import birth
-
-_RENAME_NOREPLACE = 1
-_renameat2 = []
-
-
-def _function():
-    if not _renameat2:
-        function = ctypes.CDLL(None, use_errno=True).renameat2
-        function.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p)
-        function.argtypes += (ctypes.c_uint,)
-        _renameat2.append(function)
-    return _renameat2[0]
+from . import birth, perform
 
 
 def _rename(dirfd, old, new):
     """renameat2(dirfd, old, dirfd, new, RENAME_NOREPLACE), or OSError."""
-    if _function()(dirfd, old, dirfd, new, _RENAME_NOREPLACE) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err), os.fsdecode(old))
+    perform.renameat2(dirfd, old, dirfd, new, perform.RENAME_NOREPLACE)
 
 
 def unlink_judged(parent_fd, name, identity):

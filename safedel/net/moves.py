@@ -1,6 +1,8 @@
 """Renames that carry judged data to where the net leaves deletions to the kernel.
 
-A rename deletes nothing, so the net lets nearly every one be. One kind it cannot: a
+A rename deletes nothing, so the net lets nearly every one be, doing it itself on the
+descriptors it judged (net/perform: the kernel never reads the paths again). One kind
+it cannot: a
 file or tree of the workspace moved into the temp dir or an ignored build tree, where a
 later unlink is the kernel's (`mv src /tmp/x && rm -rf /tmp/x`). Such a rename is
 answered EXDEV, as between two filesystems: mv, shutil.move and the like then copy the
@@ -11,7 +13,7 @@ lived. RENAME_EXCHANGE is judged both ways.
 import errno
 import os
 
-from . import target, walk
+from . import perform, target, walk
 from .target import AT_FDCWD, dirfd_of
 
 NAMES = frozenset({"rename", "renameat", "renameat2"})
@@ -39,74 +41,71 @@ def carries_out(source_free, destination_free, exchange):
 
 
 class Renames:
-    """The supervisor's answer to a rename: the caller's paths read and resolved as for
-    a deletion, then each side asked whether a deletion there is left to the kernel.
+    """The supervisor's answer to a rename: the caller's paths read once and resolved as
+    for a deletion, then each side asked whether a deletion there is left to the kernel.
     fail_closed(path, reason): emit the marker for a refused rename."""
 
-    def __init__(self, channel, memory, places, plain_heads, fail_closed):
+    def __init__(self, channel, memory, places, fail_closed):
         self._channel = channel
         self._memory = memory
         self._places = places
-        self._plain_heads = plain_heads
         self._fail_closed = fail_closed
 
     def answer(self, notif, name):
-        """CONTINUE, or EXDEV for a rename that carries judged data out."""
+        """Do the rename here (net/perform), or answer EXDEV for one that carries
+        judged data out, or the kernel's errno."""
         channel, notif_id, tid = self._channel, notif[0], notif[1]
         source, destination, exchange = arguments(name, notif[6:])
+        flags = notif[10] & 0xFFFFFFFF if name == "renameat2" else 0
+        sides = []
         try:
-            source_free = self._left_alone(tid, *source, moving=True)
-            if source_free is None or (source_free and not exchange):
-                channel.answer(notif_id, proceed=True)
-                return
-            destination_free = self._left_alone(tid, *destination, exchange, arriving=True)
+            for dirfd, address in (source, destination):
+                raw = self._memory.string(tid, address)
+                refused = perform.refused_spelling(raw)
+                if refused:
+                    raise OSError(refused, "no rename takes this name")
+                sides.append(target.resolve(tid, dirfd, raw, False))
+            done = self._settle(notif_id, tid, sides, exchange, flags)
         except OSError as exc:
-            if channel.still_valid(notif_id):
-                if isinstance(exc, walk.FailClosed):
-                    self._fail_closed(exc.filename or "", exc.reason)
-                channel.answer(notif_id, exc.errno or errno.EIO)
-            return
-        if destination_free is not None and carries_out(source_free, destination_free, exchange):
-            channel.answer(notif_id, errno.EXDEV)
-        else:
-            channel.answer(notif_id, proceed=True)
+            if isinstance(exc, walk.FailClosed):
+                self._fail_closed(exc.filename or "", exc.reason)
+            done = exc.errno or errno.EIO
+        finally:
+            for side in sides:
+                side.close()
+        channel.answer(notif_id, done)  # a caller gone meanwhile reads no answer
 
-    def _left_alone(self, tid, dirfd, address, moving=False, arriving=False):
-        """Whether a deletion of what this path names would be left to the kernel; None
-        for a spelling no rename accepts ('.', '..', '/', ''): the kernel refuses it.
+    def _settle(self, notif_id, tid, sides, exchange, flags):
+        source, destination = sides
+        source_free = self._left_alone(tid, source, moving=True)
+        if not source_free or exchange:
+            destination_free = self._left_alone(tid, destination, exchange, arriving=True)
+            if carries_out(source_free, destination_free, exchange):
+                return errno.EXDEV
+        if not self._channel.still_valid(notif_id):
+            return errno.ENOENT  # its thread id may name another process by now
+        return perform.rename(tid, source, destination, flags)
+
+    def _left_alone(self, tid, found, moving=False, arriving=False):
+        """Whether a deletion of found (a target.Target) would be left to the kernel.
         moving: the entry leaves this name (walk.FailClosed if it is state of safedel's
         that only safedel renames), and it is not left alone when a workspace root, or
         safedel's own trash or state, lies within it (`mv /tmp/a /tmp/b` of a project's
         parent). arriving: the entry takes this name, and is left alone too when it
         would make an ignored build tree there (`mv src build`). A rename into safedel's
         trash (a shim's move) arrives where nothing is left to the kernel: it goes on."""
-        raw = self._memory.string(tid, address)
-        try:
-            located = target.locate(tid, dirfd, raw, False)
-        except OSError:
-            return None
-        parent = None
-        if not located[3] or located[3] in self._plain_heads:  # as in _decide
-            parent = os.stat(located[0])
-            if not moving and self._places.is_exempt_root(located[3], parent, located[1]):
-                return True
-        found = target.resolve(tid, dirfd, raw, False, located)
-        try:
-            if parent is None:
-                parent = os.fstat(found.parent_fd)
-            refusal = moving and self._places.state_move_refusal(found.path, tid)
-            if refusal:
-                raise walk.FailClosed(refusal, found.path)
-            # What leaves a name is read as a deletion would read it; where an entry
-            # arrives, nothing is there yet: its place alone decides. What arrives keeps
-            # its own birth: no place in a git dir frees it.
-            left = self._places.left_to_kernel(found, tid, parent, moving, arriving)
-            if moving and not left:
-                self._places.note_change(found.path)
-            if left and moving and self._places.holds_a_root(found.path):
-                return False
-            if not left and arriving:
-                return self._places.would_be_build_tree(found.path)
-            return bool(left) and found.acts_here(parent)
-        finally:
-            found.close()
+        parent = os.fstat(found.parent_fd)
+        refusal = moving and self._places.state_move_refusal(found.path, tid)
+        if refusal:
+            raise walk.FailClosed(refusal, found.path)
+        # What leaves a name is read as a deletion would read it; where an entry
+        # arrives, nothing is there yet: its place alone decides. What arrives keeps
+        # its own birth: no place in a git dir frees it.
+        left = self._places.left_to_kernel(found, tid, parent, moving, arriving)
+        if moving and not left:
+            self._places.note_change(found.path)
+        if left and moving and self._places.holds_a_root(found.path):
+            return False
+        if not left and arriving:
+            return self._places.would_be_build_tree(found.path)
+        return bool(left) and found.acts_here(parent)

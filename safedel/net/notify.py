@@ -44,15 +44,13 @@ class Channel:
     deleting call of the tree comes through here, so the round trip allocates as
     little as it can (each allocation and attribute lookup is paid per call)."""
 
-    __slots__ = ("listener", "zeros", "recv_buffer", "_resp", "continue_buffer", "_id")
+    __slots__ = ("listener", "zeros", "recv_buffer", "_resp", "_id")
 
     def __init__(self, listener):
         self.listener = listener
         self.zeros = bytes(_NOTIF.size)  # the kernel insists on a zeroed buffer
         self.recv_buffer = bytearray(_NOTIF.size)
         self._resp = bytearray(_RESP.size)
-        # CONTINUE, made once: only the id changes (the supervisor's quick path).
-        self.continue_buffer = bytearray(_RESP.pack(0, 0, 0, FLAG_CONTINUE))
         self._id = bytearray(_ID.size)
 
     def receive(self):
@@ -68,9 +66,9 @@ class Channel:
             raise
         return _NOTIF.unpack(buffer)
 
-    def answer(self, notif_id, error=0, proceed=False):
-        """As answer() below."""
-        _RESP.pack_into(self._resp, 0, notif_id, 0, -error if error else 0, proceed)
+    def answer(self, notif_id, error=0):
+        """0 or -error to the caller (never CONTINUE: see net/perform)."""
+        _RESP.pack_into(self._resp, 0, notif_id, 0, -error if error else 0, 0)
         try:
             fcntl.ioctl(self.listener, NOTIF_SEND, self._resp, True)
         except OSError as exc:

@@ -60,10 +60,6 @@ class Places:
         roots = exempt.workspace_roots(settings)
         self._exempt = exempt_rule or exempt.of_run(settings)
         self._exempt_prefixes = self._exempt.prefixes
-        # Whether a call straight inside an exempt root is exempt, told by the parent's
-        # identity alone (exempt.Exempt.is_root): (head, st, name) -> bool. Bound here,
-        # as the commonest call of all pays for every extra call level.
-        self.is_exempt_root = self._exempt.is_root
         self._anchors = [os.path.realpath(a) for a in (*roots, os.getcwd())]
         self._roots = tuple(os.path.realpath(r) for r in roots)
         self._ignored = {}  # real parent directory -> does git call it a build tree?
@@ -78,10 +74,6 @@ class Places:
         self._git = gitcaller.Trust(git, self._started)  # inert.locate() at the start
         self._blobs = gitblobs.Blobs(self._git.program)
         self._stores = gitstore.Stores(self._git.objects, self._drops_for_real, self._started)
-
-    def exempt_heads(self):
-        """As exempt.Exempt.heads."""
-        return self._exempt.heads()
 
     def left_to_kernel(self, found, tid, st, moving=True, arriving=False):
         """A short reason when the kernel should do this deletion itself, else None.

@@ -1,10 +1,11 @@
 """The supervisor thread of `safedel run`: answer each deleting call of the process tree.
 
-Per call: read the path from the caller's memory, resolve it by descriptor, check the
-notification is still live, then either let the kernel do it (CONTINUE), fail it with
-the errno the kernel would give, or judge it through the same pipeline as the shims
-(runtime "net"): trashed on the caller's behalf and answered with success, or refused
-with EPERM. Any unexpected error answers EPERM: the net fails closed.
+Per call: read the path from the caller's memory once, resolve it by descriptor, check
+the notification is still live, then either do the call itself where the net lets it
+happen (net/perform: never CONTINUE, which would have the kernel read the path again),
+fail it with the errno the kernel would give, or judge it through the same pipeline as
+the shims (runtime "net"): trashed on the caller's behalf and answered with success,
+or refused with EPERM. Any unexpected error answers EPERM: the net fails closed.
 """
 
 import _thread
@@ -46,7 +47,6 @@ class Supervisor:
         self._git = git  # inert.locate() before the command started
         # When the command started (birth.mark()): see ignored.
         self._started = started
-        self._plain_heads = frozenset()
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
         self._finished = _thread.allocate_lock()
         self._finished.acquire()
@@ -124,7 +124,9 @@ class Supervisor:
         self._exempt = exempt.of_run(self._settings)
         self._memory = notify.Memory()
         if not self._after_run:  # after the run, every deletion is ENOSYS
-            self._quick = quick.Quick(self._names, self._memory, self._exempt)
+            self._quick = quick.Quick(
+                self._names, self._memory, self._exempt, self._channel.still_valid
+            )
 
     def _judging(self):
         from . import moves, places
@@ -132,15 +134,12 @@ class Supervisor:
         self._places = places.Places(
             self._settings, self._environ, self._git, self._started, self._exempt
         )
-        self._plain_heads = frozenset((b".", *self._exempt.heads()))
-        self._renames = moves.Renames(
-            self._channel, self._memory, self._places, self._plain_heads, self._fail_closed
-        )
+        self._renames = moves.Renames(self._channel, self._memory, self._places, self._fail_closed)
 
     def _one(self):
         # The hot path of a build's temp-file churn: every call pays for each method
-        # call and attribute lookup here, so Channel's receive and proceed are
-        # spelled out (same buffers, same errors).
+        # call and attribute lookup here, so Channel's receive is spelled out (same
+        # buffer, same errors).
         channel, listener = self._channel, self._listener
         buffer = channel.recv_buffer
         buffer[:] = channel.zeros
@@ -157,14 +156,9 @@ class Supervisor:
                 self._ready()
                 fast = self._quick
             # The commonest call by far first, with as little as can decide it.
-            if fast is not None and fast.continues(notif[1], notif[3], notif[6], notif[7]):
-                response = channel.continue_buffer  # made once: only the id changes
-                notify.ID.pack_into(response, 0, notif[0])
-                try:
-                    fcntl.ioctl(listener, notify.NOTIF_SEND, response, True)
-                except OSError as exc:
-                    if exc.errno != errno.ENOENT:  # the caller died meanwhile
-                        raise
+            done = None if fast is None else fast.settles(notif[0], notif[1], notif[3], notif[6:])
+            if done is not None:
+                channel.answer(notif[0], done)
                 return
             if self._places is None:
                 self._judging()
@@ -210,7 +204,8 @@ class Supervisor:
             if left and not found.acts_here(parent):
                 left = found.judged = None
             if left and found.judged is None:
-                channel.answer(notif_id, proceed=True)
+                if channel.still_valid(notif_id):
+                    channel.answer(notif_id, self._perform(tid, found))
                 return
 
             def may_delete(parent_st, st):
@@ -231,7 +226,8 @@ class Supervisor:
                 if not found.acts_here(parent):
                     found.judged = None
                 elif found.judged is None:  # an emptied directory git prunes
-                    channel.answer(notif_id, proceed=True)
+                    if channel.still_valid(notif_id):
+                        channel.answer(notif_id, self._perform(tid, found))
                     return
             if not channel.still_valid(notif_id):
                 return  # the caller is gone; what we read may belong to another process
@@ -244,6 +240,12 @@ class Supervisor:
             channel.answer(notif_id, self._judge(found) if done is None else done)
         finally:
             found.close()
+
+    def _perform(self, tid, found):
+        """Delete found for thread tid, as the kernel would (net/perform)."""
+        from . import perform
+
+        return perform.unlink(tid, found.parent_fd, found.name, found.removes_dir, found.trailing)
 
     def _markers(self):
         """The markers module, routed to the command's stderr and judging for its run."""
