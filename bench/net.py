@@ -2,8 +2,9 @@
 how GNU rm -rf through the net compares with the rm shim.
 
 Every unlink of the loop is a round trip to the supervisor thread, which finds the
-temp dir exempt and answers CONTINUE. `/bin/rm -rf` under dash reaches the net entry by
-entry (each trashed on its own); plain `rm -rf` goes to the shim, one rename.
+temp dir exempt and unlinks the file itself (net/perform). `/bin/rm -rf` under dash
+reaches the net entry by entry (each trashed on its own); plain `rm -rf` goes to the
+shim, one rename.
 
 Without the net, the loop costs what the filesystem charges for a create, a 4 KiB write
 and an unlink, and on ext4 that swings with the allocator's state: within one run the

@@ -1,7 +1,7 @@
 """A compiler-style loop: create, write and unlink N temp files in the directory given.
 
 Run under `safedel run` with the net on and off: every unlink reaches the net, which
-finds the temp dir exempt and lets the kernel do it (CONTINUE).
+finds the temp dir exempt and deletes the file itself (net/perform).
 """
 
 import os

@@ -44,6 +44,54 @@ def _read(path):
         return handle.read()
 
 
+_status_fds = {}  # tid -> a descriptor of /proc/TID/status, read again with pread
+_KEPT = 128
+
+
+def _status(tid):
+    """/proc/TID/status as it is now. The descriptor is kept: reading it again costs a
+    third of opening it, and once its thread is gone it reads ESRCH, never another
+    process's status under a reused id."""
+    fd = _status_fds.get(tid)
+    if fd is not None:
+        try:
+            return os.pread(fd, 16384, 0)
+        except OSError:
+            del _status_fds[tid]
+            os.close(fd)
+    if len(_status_fds) >= _KEPT:
+        for old in _status_fds.values():
+            os.close(old)
+        _status_fds.clear()
+    fd = os.open(b"/proc/%d/status" % tid, os.O_RDONLY | os.O_CLOEXEC)
+    _status_fds[tid] = fd
+    return os.pread(fd, 16384, 0)
+
+
+def _key(status):
+    """The credential lines of a status: Uid, Gid, Groups, CapEff."""
+    start = status.find(b"\nUid:")
+    end = status.find(b"\nFDSize:", start)
+    groups = status.find(b"\nGroups:", end)
+    caps = status.find(b"\nCapEff:", groups)
+    return (
+        status[start:end]
+        + status[groups : status.find(b"\n", groups + 1)]
+        + status[caps : status.find(b"\n", caps + 1)]
+    )
+
+
+_own_key = []
+
+
+def same_as_supervisor(tid):
+    """Whether thread tid has the supervisor's very credentials (a look at its
+    status: no more than that is parsed)."""
+    if not _own_key:
+        _own_key.append(_key(_read(b"/proc/self/status")))
+    return _key(_status(tid)) == _own_key[0]
+
+
 _own = []  # the supervisor's Credentials.key() and user namespace inode
 
 
@@ -55,7 +103,7 @@ def denies(tid, parent_st, st):
 
 def _denies(tid, parent_st, st):
     """denies(), or with st None: whether tid may make an entry in parent_st."""
-    caller = Credentials(_read(b"/proc/%d/status" % tid))
+    caller = Credentials(_status(tid))
     if not _own:
         _own.extend((Credentials(_read(b"/proc/self/status")).key(), _userns(b"self")))
     if caller.key() == _own[0]:

@@ -44,9 +44,10 @@ def renameat2(old_dirfd, old, new_dirfd, new, flags=0):
 def unlink(tid, parent_fd, name, removes_dir, trailing=False):
     """Delete name in parent_fd for thread tid as unlinkat would: 0, or its errno."""
     try:
-        if trailing or not callerperm.callers_match():
+        check = not callerperm.callers_match() and not callerperm.same_as_supervisor(tid)
+        if trailing or check:
             st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
-            if not callerperm.callers_match():
+            if check:
                 denied = callerperm.denies(tid, os.fstat(parent_fd), st)
                 if denied:
                     return denied
@@ -70,7 +71,7 @@ def rename(tid, source, destination, flags):
         st = os.stat(source.name, dir_fd=source.parent_fd, follow_symlinks=False)
         if (source.trailing or destination.trailing) and not stat.S_ISDIR(st.st_mode):
             return errno.ENOTDIR
-        if not callerperm.callers_match():
+        if not callerperm.callers_match() and not callerperm.same_as_supervisor(tid):
             denied = _caller_denied(tid, source, destination, st, flags)
             if denied:
                 return denied
