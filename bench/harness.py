@@ -105,10 +105,14 @@ class Sandbox:
         env = self.shim_env(threshold)
         run_id = "r-" + os.urandom(6).hex()
         env["SAFEDEL_RUN_ID"] = run_id
-        fixed = runstate.record({}, env, run_id)
+        fixed, pointed = runstate.record({}, env, run_id)
         keeper = _keeper()
         if keeper is not None:
-            keeper.watch(fixed)  # as `safedel run` keeps its turn (runstate.keep)
+            from safedel.core.contract import runpointer
+
+            # As `safedel run` holds its record and keeps its turn (runstate.keep).
+            keeper.hold_record(run_id, pointed, runpointer.pid_key(os.getpid()))
+            keeper.watch(fixed)
         self.runs.append(env)
         return env
 

@@ -42,7 +42,9 @@ def judge(settings, path, dir_fd=None):
     """Resolve path and decide its class: target.klass is PROTECTED (target.reason says
     why), EXEMPT or TRASH. Raises OSError when the kernel can't reach its parent."""
     target = path if isinstance(path, resolve.Target) else resolve.resolve(path, dir_fd)
-    target.reason = targets.target_protected(target)
+    # A run's file that differs from what its keeper holds (core/contract/keptrecord.py):
+    # nothing under that run is deleted, and the reason names the file.
+    target.reason = settings.tampered or targets.target_protected(target)
     target.klass = PROTECTED if target.reason else classify(target, settings)
     if not settings.exempt or not _reaches_exempt(target.parent, settings):
         resolve.remember(target)

@@ -45,6 +45,7 @@ POLL = 0.1
 class Keeper:
     def __init__(self):
         self.turns = {}  # key -> KeptTurn
+        self.records = {}  # run id -> [its pointer's name or "-", its record (JSON text)]
         self.lock = threading.RLock()
         self.asking = threading.Condition(self.lock)
         self.stopping = False
@@ -107,6 +108,29 @@ class Keeper:
             self._publish()
             return kept.key
 
+    def hold_record(self, run_id, pointed, pointer=None):
+        """Publish the run's record (pointed: its pointer's values, run id included),
+        which every process under the run takes its values from and checks its files
+        against (core/contract/keptrecord.py); pointer: the name of the pointer the run
+        leaves (`<pid>-<start time>`), once known (place)."""
+        from ..core import jsonl
+
+        with self.lock:
+            self.records[run_id] = [pointer or "-", jsonl.dumps(pointed)]
+            self._publish()
+
+    def place(self, run_id, pointer):
+        """The name of the run's pointer, known once its root process runs."""
+        with self.lock:
+            if run_id in self.records and pointer:
+                self.records[run_id][0] = pointer
+                self._publish()
+
+    def release_record(self, run_id):
+        with self.lock:
+            if self.records.pop(run_id, None) is not None:
+                self._publish()
+
     def unwatch(self, key):
         with self.lock:
             kept = self.turns.get(key)
@@ -156,6 +180,7 @@ class Keeper:
                 kept.update()
                 kept.close()
             self.turns.clear()
+            self.records.clear()
             self._publish()
             try:
                 os.close(keeperpost.KEEPER_FD)
@@ -224,6 +249,8 @@ class Keeper:
         """Write the state of every kept turn into the publication, as a seqlock: the
         number is odd while it is written, and a reader that sees it change reads again."""
         lines = [f"safedel-keeper 1 {os.getpid()}"]
+        # The records first, where a reader stops looking for them (keptrecord.published).
+        lines += [f"r {run} {pointer} {text}" for run, (pointer, text) in self.records.items()]
         for kept in self.turns.values():
             lines += kept.render()
         data = ("\n".join(lines) + "\n").encode("ascii", "replace")[: SIZE - keeperpost.HEADER]

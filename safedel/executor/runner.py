@@ -61,8 +61,8 @@ def execute(options, command):
     # one deletes for itself, so its housekeeping waits for a run at the top.
     enclosing = runstate.enclosing_run()
     try:
-        fixed = runstate.record(options, env, run_id, nested=enclosing is not None)
-        keeper = runstate.keep(fixed, env, plan is None)
+        fixed, pointed = runstate.record(options, env, run_id, nested=enclosing is not None)
+        keeper = runstate.keep(fixed, env, plan is None, pointed)
     except OSError as exc:
         sys.stderr.write(f"safedel run: {exc.strerror or exc}: {exc.filename or ''}\n")
         return 1  # the state dir's fault, not the command line's: 2 means usage

@@ -25,7 +25,7 @@ def record(options, env, run_id, nested=False):
     shims under it read them (core/contract/runrecord.py), and set up the harness's approval
     token. A nested run prunes no old runs: that housekeeping deletes in the state
     directory, which the enclosing run's net refuses to a command. Returns the run's
-    settings."""
+    settings and its pointer's values (the record and its run id)."""
     from ..core.contract import runpointer, runrecord
     from ..core.contract import settings as core_settings
     from . import capture
@@ -56,8 +56,10 @@ def record(options, env, run_id, nested=False):
     values.update(fixed_policy(fixed, env))
     runrecord.write(state_dir, run_id, values)
     # Found from the process tree by a command that drops SAFEDEL_RUN_ID or moves the
-    # state dir, HOME or XDG_STATE_HOME (core/contract/runpointer.py).
-    runpointer.warn_unplaced(runpointer.point(dict(values, run=run_id)))
+    # state dir, HOME or XDG_STATE_HOME (core/contract/runpointer.py); its keeper holds
+    # the same, which the command cannot rewrite (core/contract/keptrecord.py).
+    pointed = dict(values, run=run_id)
+    runpointer.warn_unplaced(runpointer.point(pointed))
     if runpointer.enclosing() is None:  # inside a run, its net would judge the sweep
         from . import killedruns
 
@@ -69,15 +71,16 @@ def record(options, env, run_id, nested=False):
         from . import approval
 
         if approval.inside_a_run(state_dir, os.environ):
-            return fixed  # a command's nested run does not rebind the harness's session
+            return fixed, pointed  # a command's nested run does not rebind the session
         token = approval.ensure_token(options["approval_token_file"])
         approval.record(state_dir, fixed.session, token)
-    return fixed
+    return fixed, pointed
 
 
-def keep(fixed, env, plain):
+def keep(fixed, env, plain, pointed):
     """The run's guard keeper (executor/keeper.py), started before the command, keeping
-    its turn; None off Linux, or inside a run whose keeper already keeps it."""
+    its turn and holding its record (pointed: its pointer's values); None off Linux, or
+    inside a run whose keeper already keeps it."""
     if not sys.platform.startswith("linux"):
         return None
     from ..core.guard import keeperpost, prompt
@@ -95,6 +98,9 @@ def keep(fixed, env, plain):
         )
         return None
     can_ask = plain and prompt.can_prompt(fixed, env)
+    from ..core.contract import runpointer
+
+    keeper.hold_record(pointed["run"], pointed, runpointer.pid_key(os.getpid()))
     try:
         keeper.watch(fixed, can_ask)
     except GuardError as exc:  # its takes fail closed, saying the same

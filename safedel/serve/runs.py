@@ -91,6 +91,8 @@ class ServedRun:
             key = runpointer.pid_key(self.execution.pid)
             if pointer is not None:
                 pointer.key = key
+                if self.kept is not None:  # what the root's processes check it by
+                    self.server.keeper.place(self.run_id, key)
             # Several trees side by side: only this root's processes are this run's.
             self.execution.tree = tree.Tree(self.execution.pid, exclusive=False)
             self.server.track(self.run_id, self.execution.pid, key)
@@ -107,6 +109,7 @@ class ServedRun:
             sessions.open_turn(self.session, self.env)
             keeper, fixed = self.server.keeper, self.fixed
             if keeper is not None:  # after open_turn: its approval was there before
+                keeper.hold_record(self.run_id, self.pointed)
                 self.kept = keeper.watch(fixed)
             self.server.watch.add(self, self.env["SAFEDEL_STATE_DIR"], self.session.id)
             self.offset = runstate.report_size(self.env)
@@ -177,6 +180,7 @@ class ServedRun:
         kept, self.kept = self.kept, None
         if kept is not None:
             self.server.keeper.unwatch(kept)
+            self.server.keeper.release_record(self.run_id)
 
     def take_signal(self):
         """Take the guard signal the run left, if any, and put a question the user can

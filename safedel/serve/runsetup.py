@@ -63,8 +63,9 @@ def record(run):
     # state dir, HOME or XDG_STATE_HOME (pointers.py); opened before the record is
     # written, so a run that could leave no pointer leaves nothing.
     pointer = None
+    run.pointed = dict(values, run=run.run_id)  # also what the server's keeper holds
     if sys.platform.startswith("linux"):
-        pointer = pointers.Pointer(dict(values, run=run.run_id), run.server.folders)
+        pointer = pointers.Pointer(run.pointed, run.server.folders)
     try:
         run.spare.write_record(values)  # runrecord.write, into a file made ahead
     except BaseException:

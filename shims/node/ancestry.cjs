@@ -78,8 +78,11 @@ function readPointer(dirs, name) {
       continue;
     }
     try {
-      const record = JSON.parse(readFileSync(fd, 'latin1'));
-      if (record && typeof record === 'object') return record;
+      const data = readFileSync(fd, 'latin1');
+      const record = JSON.parse(data);
+      if (record && typeof record === 'object') {
+        return { name, path: nativePath.join(dir, name), data, record };
+      }
     } catch {
       // a damaged pointer binds nothing
     } finally {
@@ -95,7 +98,10 @@ let found;
 
 function enclosing() {
   if (process.platform !== 'linux') return null;
-  if (found === undefined) found = search();
+  if (found === undefined) {
+    const first = pointers().next();
+    found = first.done ? null : first.value.record;
+  }
   return found;
 }
 
@@ -117,11 +123,14 @@ function lookup(pending, dirs, name) {
   return record;
 }
 
-function search() {
+// Each run pointer at or above this process, nearest first: { name, path, data, record }
+// (a run inside a run has one of its own below its enclosing run's).
+function* pointers() {
+  if (process.platform !== 'linux') return;
   const pending = places();
   const dirs = [];
   openNext(pending, dirs);
-  if (!dirs.length) return null;
+  if (!dirs.length) return;
   // From the process itself: the root of a run `safedel serve` started carries its
   // run's pointer, written before its exec (safedel/serve/pointers.py).
   let pid = process.pid;
@@ -131,17 +140,18 @@ function search() {
     const stat = procStat(pid);
     if (stat === null) break;
     if (sid === null) sid = stat.sid;
-    const record = lookup(pending, dirs, `${pid}-${stat.start}`);
-    if (record !== null) return record;
+    const hit = lookup(pending, dirs, `${pid}-${stat.start}`);
+    if (hit !== null) yield hit;
     seen.add(pid);
     pid = stat.ppid;
   }
   // An orphan's new parent need not be its run (where a served run's root cannot
   // adopt it, the server does). A served run's root leads the session it made, and
   // every process in that session descends from it (runpointer.py says the same).
-  if (!(sid > 1) || seen.has(sid)) return null;
+  if (!(sid > 1) || seen.has(sid)) return;
   const leader = procStat(sid);
-  return leader === null ? null : lookup(pending, dirs, `${sid}-${leader.start}`);
+  const hit = leader === null ? null : lookup(pending, dirs, `${sid}-${leader.start}`);
+  if (hit !== null) yield hit;
 }
 
-module.exports = { enclosing };
+module.exports = { enclosing, pointers };

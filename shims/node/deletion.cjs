@@ -62,7 +62,8 @@ function handle(op, path, st, recursive, sync) {
     if (!(sync && op === 'rm' && recursive && target.viaLink)) return DELEGATE;
     return linkSlash(settings, env, target, path);
   }
-  const why = policy.protectedReason(target, env);
+  // A run's file that differs from what its keeper holds (keptrecord.cjs): nothing goes.
+  const why = settings.tampered || policy.protectedReason(target, env);
   if (why) return outcome(refusal.failClosed(settings, target.path, 'EPERM', why, op, path));
   if (!wouldRemove(op, target, st, recursive)) {
     // Node refuses it on what is there: in the very directory looked at (kernelfails.cjs).

@@ -138,6 +138,29 @@ function snapshot(keeper) {
   throw guardError("the run's guard keeper never stops writing");
 }
 
+// { run id: [pointer name or '-', record text] } of the publication's record lines,
+// which follow its first line (safedel/core/contract/keptrecord.py reads the same).
+function published(data) {
+  const found = {};
+  let at = data.indexOf('\n') + 1;
+  while (data.startsWith('r ', at)) {
+    let end = data.indexOf('\n', at);
+    if (end < 0) end = data.length;
+    const line = data.slice(at, end);
+    const first = line.indexOf(' ', 2);
+    const second = first < 0 ? -1 : line.indexOf(' ', first + 1);
+    if (second > 0) {
+      found[line.slice(2, first)] = [line.slice(first + 1, second), line.slice(second + 1)];
+    }
+    at = end + 1;
+  }
+  return found;
+}
+
+function records(keeper) {
+  return published(snapshot(keeper));
+}
+
 // What the keeper says about the settings' turn. Throws when the keeper is gone or
 // keeps no such turn.
 function read(keeper, settings) {
@@ -222,4 +245,15 @@ function decide(keeper, settings, record, ledgerIno) {
   }
 }
 
-module.exports = { KEEPER_FD, keeperPid, forSettings, read, parse, turnView, decide };
+module.exports = {
+  KEEPER_FD,
+  keeperPid,
+  find,
+  forSettings,
+  read,
+  parse,
+  published,
+  records,
+  turnView,
+  decide,
+};

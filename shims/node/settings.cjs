@@ -187,7 +187,10 @@ function load(env) {
   // command cannot move its deletions to another turn or lift the threshold for itself,
   // whatever it does to SAFEDEL_RUN_ID (ancestry.cjs finds the run from the process tree).
   const stateDir = env.SAFEDEL_STATE_DIR || defaultStateDir(env);
-  const enclosing = require('./ancestry.cjs').enclosing();
+  // Under a run's keeper, the record it holds, which the run's files must agree with
+  // (keptrecord.cjs): a command can rewrite a file, not the keeper's memory.
+  const checked = require('./keptrecord.cjs').governing(env.SAFEDEL_RUN_ID);
+  const enclosing = checked ? checked.record : require('./ancestry.cjs').enclosing();
   const fixed = enclosing ? pick(enclosing) : runRecord(stateDir, env.SAFEDEL_RUN_ID);
   // The run's ledger, signals and report too: a command that moves SAFEDEL_STATE_DIR
   // would otherwise count from zero in a ledger of its own, out of the run's sight.
@@ -230,7 +233,9 @@ function load(env) {
     // The `safedel run` this process is under (a run found by ancestry names itself).
     run: (enclosing && enclosing.run) || env.SAFEDEL_RUN_ID || null,
     // A run's record fixed these values: its keeper must be found (keeper.cjs).
-    bound: Boolean(enclosing) || Object.keys(fixed).length > 0,
+    bound: Boolean(checked || enclosing) || Object.keys(fixed).length > 0,
+    // Why every deletion fails closed: a run's file differs from what its keeper holds.
+    tampered: checked ? checked.why : null,
   };
 }
 

@@ -144,10 +144,10 @@ FORGE = (
 )
 
 
-def test_a_process_moved_to_another_turn_asks_a_keeper_that_keeps_none(sandbox):
+def test_a_process_moved_to_another_turn_deletes_nothing(sandbox):
     """A command that rewrites its run's record and pointers to give its deleters a turn
-    of their own (whose ledger it could write as it likes) asks the run's keeper about a
-    turn it does not keep, and fails closed."""
+    of their own (whose ledger it could write as it likes) fails closed: its pointer no
+    longer says what the run's keeper holds (core/contract/keptrecord.py)."""
     files(sandbox, 3)
     (sandbox.root / "forge.py").write_text(FORGE)
     places = (
@@ -161,7 +161,7 @@ def test_a_process_moved_to_another_turn_asks_a_keeper_that_keeps_none(sandbox):
     )
     done, result = run(sandbox, script, "--net", "off")
     assert left(sandbox) == 3 and done.returncode == 1, done.stderr
-    assert b"keeps no such turn" in done.stderr
+    assert b"differs from the run's record" in done.stderr
     assert result["trashed"] == []
 
 

@@ -10,6 +10,8 @@ host      : who runs safedel
 exemptids : the exempt roots as the directories they were when the run started
 runrecord : the values a run fixed when it started
 runpointer: how a process under a run finds its record (Linux)
+keeperfind: where a process under a run finds its guard keeper's publication (Linux)
+keptrecord: the run's record as the keeper holds it; the run's files checked against it
 
 May import: the leaves of core/ only.
 """

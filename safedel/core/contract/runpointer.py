@@ -9,20 +9,16 @@ never matches a leftover) in places that nothing in the environment chooses:
 2. /tmp/safedel-<uid>/by-pid (the literal /tmp, not TMPDIR);
 3. <home>/.local/state/safedel/by-pid, with home from the password database.
 
-The run writes every place it can, the processes under it read them in that order and
-open the next only when the ones before miss: the first costs no lookup at all and the
-last a password-database lookup (the runtime directory goes at logout, a command may
-empty /tmp, and a user without a passwd entry has no home). Every directory below a
-place's root must be ours and writable by nobody else, or the place is skipped: another
-user cannot plant pointers. A command that edits these files on purpose is beyond what
-safedel defends against.
+The run writes every place it can; the processes under it read them in that order, the
+next only when those before miss (the runtime directory goes at logout, a command may
+empty /tmp, a user without a passwd entry has no home). Every directory below a place's
+root must be ours and writable by nobody else: another user cannot plant pointers. The
+command can rewrite its run's pointer: it is checked against the keeper (keptrecord.py).
 
-The pointers are defence in depth: SAFEDEL_RUN_ID and the run record bind the shims of
-a command that leaves its environment alone. So when no place takes the pointer (a user
-with no runtime directory and no usable home, whose /tmp/safedel-<uid> another uid made
-first), the run still starts, and says once on stderr which places refused and why, so
-that the person can remove a planted folder; refusing to run would hand whoever plants
-that folder a way to stop every run of that user.
+When no place takes the pointer (no runtime directory, no usable home, and a
+/tmp/safedel-<uid> another uid made first), the run still starts, bound by its keeper,
+and says once on stderr which places refused and why, so that the person can remove a
+planted folder; refusing to run would let whoever plants it stop every run of the user.
 """
 
 import errno
@@ -54,13 +50,12 @@ def _stat(pid):
 
 def parent_of(pid):
     """The parent pid of pid from /proc/<pid>/stat, or None when it cannot be read."""
-    found = _stat(pid)
-    return None if found is None else found[0]
+    return (_stat(pid) or (None,))[0]
 
 
 def pid_key(pid):
     found = _stat(pid)
-    return None if found is None else f"{pid}-{found[1]}"
+    return found and f"{pid}-{found[1]}"
 
 
 def places():
@@ -177,11 +172,8 @@ def unpoint():
             pass
 
 
-# The enclosing run of this process, by pid: ancestors never change but by dying (an
-# orphan's new parent was already an ancestor), and a run's pointer exists before any of
-# its descendants, so neither a run found nor none found goes stale. The walk starts at
-# the process itself: the root of a run `safedel serve` started carries its run's
-# pointer (serve/pointers.py), written before its exec.
+# The enclosing run of this process, by pid: ancestors never change but by dying, and a
+# run's pointer exists before any of its descendants, so what is found never goes stale.
 _enclosing = {}
 
 
@@ -204,13 +196,31 @@ def enclosing_of(pid):
 
 
 def _search(start=0):
+    walk = pointers(start)
+    hit = next(walk, None)
+    walk.close()
+    return None if hit is None else hit.record
+
+
+class Found:
+    """A pointer met on the walk up: its name (`<pid>-<start>`), path, bytes, values."""
+
+    __slots__ = ("name", "path", "data", "record")
+
+    def __init__(self, name, path, data, record):
+        self.name, self.path, self.data, self.record = name, path, data, record
+
+
+def pointers(start=0):
+    """Each run pointer at or above process start (0: this process), nearest first, as
+    Found: a run inside a run has one of its own below its enclosing run's."""
     # The places are opened in order as they are needed: the run's pointer is normally
     # in the first that opens, and the last costs a password-database lookup.
     pending, directories = places(), []
     _open_next(pending, directories)
     try:
         if not directories:
-            return None
+            return
         pid, seen = start or os.getpid(), set()
         if not start and os.getsid(0) != pid:
             # This process has no pointer of its own: `safedel run` reads its enclosing
@@ -225,9 +235,9 @@ def _search(start=0):
             found = _stat(pid)
             if pid <= 1 or found is None:
                 break
-            record = _lookup(pending, directories, f"{pid}-{found[1]}")
-            if record is not None:
-                return record
+            hit = _lookup(pending, directories, f"{pid}-{found[1]}")
+            if hit is not None:
+                yield hit
             seen.add(pid)
             pid = found[0]
         # An orphan's new parent need not be its run: a served run's root adopts the
@@ -238,20 +248,22 @@ def _search(start=0):
         try:
             sid = os.getsid(start)
         except OSError:
-            return None  # gone since
+            return  # gone since
         found = None if sid <= 1 or sid in seen else _stat(sid)
-        return None if found is None else _lookup(pending, directories, f"{sid}-{found[1]}")
+        hit = None if found is None else _lookup(pending, directories, f"{sid}-{found[1]}")
+        if hit is not None:
+            yield hit
     finally:
         for directory in directories:
             directory.close()
 
 
 def _lookup(pending, directories, name):
-    """The pointer called name in the places open so far, then in each next place."""
-    record = read_pointer(directories, name)
-    while record is None and _open_next(pending, directories):
-        record = read_pointer(directories[-1:], name)
-    return record
+    """The pointer called name (a Found) in the places open so far, then in each next."""
+    hit = _read_found(directories, name)
+    while hit is None and _open_next(pending, directories):
+        hit = _read_found(directories[-1:], name)
+    return hit
 
 
 def _open_next(pending, directories):
@@ -266,6 +278,11 @@ def _open_next(pending, directories):
 
 
 def read_pointer(directories, name):
+    hit = _read_found(directories, name)
+    return None if hit is None else hit.record
+
+
+def _read_found(directories, name):
     from .runrecord import read_closing
 
     for directory in directories:
@@ -273,10 +290,11 @@ def read_pointer(directories, name):
             fd = directory.open(name, os.O_RDONLY)
         except OSError:
             continue
+        data = read_closing(fd)
         try:
-            record = jsonl.loads(read_closing(fd))
+            record = jsonl.loads(data)
         except ValueError:
             continue
         if isinstance(record, dict):
-            return record
+            return Found(name, os.path.join(directory.path, name), data, record)
     return None

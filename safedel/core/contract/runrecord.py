@@ -9,8 +9,9 @@ run take these from the record rather than from their environment, so a command 
 sets SAFEDEL_THRESHOLD, SAFEDEL_TURN, SAFEDEL_STATE_DIR, SAFEDEL_EXEMPT(_IDS),
 SAFEDEL_WORKSPACE_ROOTS or XDG_DATA_HOME for itself still deletes under the run's
 values: its deletions count in the run's ledger, and what it deletes goes where the
-run's trash is. The record is read without following symlinks, like all state; a
-command that edits it on purpose is beyond what safedel defends against.
+run's trash is. The record is read without following symlinks, like all state. The
+command can rewrite it too: under the run's keeper, the values come from what the
+keeper holds, and a file that differs fails deletions closed (keptrecord.py).
 """
 
 import os
@@ -137,9 +138,12 @@ def read_closing(fd, limit=65536):
 
 
 def governing(state_dir, run_id):
-    """The record whose values bind this process: its enclosing run's, found from the
-    process tree (core/contract/runpointer.py) whatever the command did to its environment, else
-    the one SAFEDEL_RUN_ID names (a run started by `safedel serve`), else None."""
+    """(record, why): the record whose values bind this process, and why its deletions
+    fail closed (None: they do not). Under a run's keeper, the record the keeper holds,
+    which the run's files must agree with (core/contract/keptrecord.py); elsewhere its
+    enclosing run's, found from the process tree (core/contract/runpointer.py) whatever
+    the command did to its environment, else the one SAFEDEL_RUN_ID names, else None."""
+    from .keptrecord import governing as kept
     from .runpointer import enclosing
 
-    return enclosing() or read(state_dir, run_id)
+    return kept(run_id) or (enclosing() or read(state_dir, run_id), None)

@@ -10,7 +10,7 @@ import sys
 from . import exemptids
 
 DEFAULT_THRESHOLD = 50
-_OPTIONAL = ("run", "digests", "bound", "home_trash", "exempt_ids")
+_OPTIONAL = ("run", "digests", "bound", "home_trash", "exempt_ids", "tampered")
 MAX_THRESHOLD = 99999
 _warned = set()
 
@@ -35,6 +35,7 @@ class Settings:
         "digests",
         "bound",
         "home_trash",
+        "tampered",
     )
 
     def __init__(self, **values):
@@ -45,8 +46,10 @@ class Settings:
             # them, so a turn file no longer moves the turn; home_trash: the home trash
             # a run fixed (None: from the environment at call time); exempt_ids: the
             # exempt roots' identities a run or the bootstrap fixed, as (root, (dev,
-            # ino) or None) pairs (core/contract/exemptids.py; None: none fixed). The
-            # values a caller may leave out.
+            # ino) or None) pairs (core/contract/exemptids.py; None: none fixed);
+            # tampered: why every deletion fails closed (a run's file differs from
+            # what its keeper holds, core/contract/keptrecord.py). The values a caller
+            # may leave out.
             setattr(self, name, values[name] if name in values or name not in _OPTIONAL else None)
 
     def __repr__(self):
@@ -137,7 +140,8 @@ def load(environ=None):
     from . import runrecord
 
     run_id = environ.get("SAFEDEL_RUN_ID")
-    fixed = runrecord.governing(state_dir, run_id) or {}
+    fixed, tampered = runrecord.governing(state_dir, run_id)
+    fixed = fixed or {}
     # The run's ledger, signals and report too: a command that moves SAFEDEL_STATE_DIR
     # would otherwise count from zero in a ledger of its own, out of the run's sight.
     report = runrecord.fixed_path(fixed, runrecord.REPORT)
@@ -196,6 +200,7 @@ def load(environ=None):
         bound=bool(fixed),
         outside_workspace=parse_outside(policy["outside_workspace"]),
         home_trash=policy.get("home_trash"),
+        tampered=tampered,
     )
 
 

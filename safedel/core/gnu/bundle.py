@@ -40,6 +40,8 @@ ON_EVERY_REMOVAL = (
     "contract.host",
     "contract.runrecord",
     "contract.runpointer",
+    "contract.keeperfind",
+    "contract.keptrecord",
     "trash.orphans",
     "guard.keeperview",  # every take on Linux looks for a run's keeper
 )

@@ -1,142 +1,32 @@
-"""The run's guard keeper's publication, found and read (Linux); what a process under a
-run asks it is core/guard/keeperview.py, which says why it exists.
-
-Where the keeper publishes, and why a command cannot stand in for it:
-- the run process names its main thread `sdkeep <inode>` (prctl PR_SET_NAME): only a
-  process can name its own threads, and /proc/<pid>/stat shows the name to everyone,
-  even for the net's supervisor, which is not dumpable. The run process is an ancestor
-  of every process under it (a child subreaper, or their parent), so the outermost
-  ancestor with such a name is the run's keeper, whatever the command names its own;
-- the publication is a memfd of that inode, sealed against every write but the
-  keeper's own mapping (F_SEAL_FUTURE_WRITE), handed to the command at KEEPER_FD. A
-  process reads its own copy, or the first of its ancestors' it can open through /proc
-  (a program that closed its descriptors before it started this one): whichever it
-  opens, the inode says it is the keeper's.
+"""The run's guard keeper's publication as it speaks of a turn (Linux); what a process
+under a run asks it is core/guard/keeperview.py, which says why it exists, and where it
+is found, and why a command cannot stand in for it, core/contract/keeperfind.py.
 
 The publication: 8 bytes of sequence number (odd while the keeper writes), 8 of length,
-then lines of ASCII words (no JSON: a launcher would pay for `json`):
+then lines of ASCII words (no JSON but the run's record: a launcher would pay for `json`):
     safedel-keeper 1 PID
     t KEY INO HWM GRANTED MODE OUTSIDE CANASK DAMAGED THRESHOLD   per turn it keeps
     w KEY WHY...                                           why a damaged turn is
     v KEY ID VERDICT GRANTED                               the latest takes read
     a KEY ID ANSWER                                        the person's answers: 1, 0, -
+    r RUN POINTER RECORD                   per run it keeps (core/contract/keptrecord.py)
 KEY is <sha256(session)[:16]>/<sha256(turn)[:16]>; shims/node/keeper.cjs reads the same.
 """
 
-import os
-import sys
-import time
-
+from ..contract.keeperfind import (  # noqa: F401 (the names the keeper's users know)
+    HEADER,
+    KEEPER_FD,
+    MAGIC,
+    MEMFD,
+    NAME,
+    Unreachable,
+    find,
+    forget,
+    keeper_pid,
+    snapshot,
+)
+from ..contract.keeperfind import line as _line
 from .ledger import GuardError
-
-KEEPER_FD = 1000
-MEMFD = "safedel-keeper"
-NAME = "sdkeep "  # the run process's main thread: `sdkeep <inode in hex>`
-HEADER = 16
-MAGIC = b"safedel-keeper 1 "
-_found = []  # [(pid, inode) or None] once looked up: ancestors only die, never appear
-_held = []  # [fd] this process opened on the keeper's memfd
-
-
-def _stat(pid):
-    """(parent pid, thread name) of pid from /proc/<pid>/stat, or None."""
-    try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-        try:
-            data = os.read(fd, 2048)
-        finally:
-            os.close(fd)
-        close = data.rindex(b")")
-        name = data[data.index(b"(") + 1 : close]
-        return int(data[close + 2 :].split()[1]), name
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _keeper_named(name):
-    """The inode a keeper's thread name gives, or None."""
-    if not name.startswith(NAME.encode()):
-        return None
-    try:
-        return int(name[len(NAME) :], 16)
-    except ValueError:
-        return None
-
-
-def _lookup():
-    """[(pid, inode) of the outermost keeper among this process and its ancestors, the
-    pids from this process up to it]."""
-    chain, found, pid = [], None, os.getpid()
-    while pid > 0 and len(chain) < 256:
-        info = _stat(pid)
-        if info is None:
-            break
-        chain.append(pid)
-        inode = _keeper_named(info[1])
-        if inode is not None:
-            found = (pid, inode, list(chain))
-        pid = info[0]
-    return found
-
-
-def keeper_pid():
-    """The outermost ancestor of this process (itself included) that is a keeper."""
-    found = find()
-    return None if found is None else found[0]
-
-
-def find():
-    """(pid, inode, the pids from this process up to it) of the run's keeper, or None."""
-    if not sys.platform.startswith("linux"):
-        return None
-    if not _found:
-        _found.append(_lookup())
-    return _found[0]
-
-
-def forget():
-    """Look the keeper up again (a process that started or stopped one)."""
-    _found.clear()
-    while _held:
-        try:
-            os.close(_held.pop())
-        except OSError:
-            pass
-
-
-def _publication(found):
-    """A descriptor on the keeper's memfd: this process's own inherited one, else one
-    opened through an ancestor that still holds it."""
-    _pid, inode, chain = found
-    if _held and _is_it(_held[0], inode):
-        return _held[0]
-    forget_held = list(_held)
-    _held.clear()
-    for fd in forget_held:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    if _is_it(KEEPER_FD, inode):
-        return KEEPER_FD
-    for pid in chain:
-        try:
-            fd = os.open(f"/proc/{pid}/fd/{KEEPER_FD}", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            continue
-        if _is_it(fd, inode):
-            _held.append(fd)
-            return fd
-        os.close(fd)
-    raise GuardError("cannot reach the run's guard keeper, so nothing was deleted")
-
-
-def _is_it(fd, inode):
-    try:
-        info = os.fstat(fd)
-    except OSError:
-        return False
-    return info.st_ino == inode and info.st_nlink == 0
 
 
 class View:
@@ -183,35 +73,13 @@ class View:
         return None if found is None else {b"1": True, b"0": False}.get(found, "cannot")
 
 
-def _line(data, head):
-    """The rest of the line that starts with head, or None."""
-    start = data.find(b"\n" + head)
-    if start < 0:
-        return None
-    start += 1 + len(head)
-    end = data.find(b"\n", start)
-    return data[start : end if end >= 0 else len(data)]
-
-
 def read(keeper, key):
     """The keeper's View of turn key; GuardError when the keeper is gone or keeps no
     such turn (a process that moved its deletions to another turn)."""
-    fd = _publication(keeper)
-    pause = 0.0
-    while True:
-        try:
-            head = os.pread(fd, HEADER, 0)
-            length = int.from_bytes(head[8:16], "little")
-            data = os.pread(fd, length, HEADER)
-            again = os.pread(fd, 8, 0)
-        except OSError as exc:
-            raise GuardError(f"cannot read the run's guard keeper: {exc.strerror}") from None
-        if again == head[:8] and not head[0] & 1:
-            break
-        if pause > 1.0:  # a keeper descheduled mid-write gets well over a second
-            raise GuardError("the run's guard keeper never stops writing")
-        time.sleep(pause)
-        pause = pause * 2 or 0.0001
+    try:
+        data = snapshot(keeper)
+    except Unreachable as exc:
+        raise GuardError(str(exc)) from None
     return parse(data, key)
 
 
