@@ -140,6 +140,15 @@ def fixed_policy(fixed, env):
     # it: what lies under its name later is judged by that directory, not the name.
     ids = exemptids.snapshot(fixed.exempt, dict(fixed.exempt_ids or ()))
     values[exemptids.RECORD_KEY] = exemptids.encode(ids)
+    # The git the guard may ask what is ignored: found before the command exists, so a
+    # `git` it puts on PATH, or writes over this one, is not asked (core/git/inert). A
+    # run inside another keeps the enclosing run's.
+    if fixed.git is None:
+        from ..core.git import inert
+
+        values["git"] = inert.pinned(env)
+    else:
+        values["git"] = list(fixed.git) if fixed.git else None
     env[exemptids.VARIABLE] = exemptids.variable(ids)
     env["SAFEDEL_OUTSIDE_WORKSPACE"] = values["outsideWorkspace"]
     if values["trashDir"]:

@@ -179,6 +179,13 @@ function pick(record) {
     fixed.outsideWorkspace = record.outsideWorkspace;
   }
   if (record.trashDir === null || absolute(record.trashDir)) fixed.trashDir = record.trashDir;
+  // The git the guard may ask (core/git/inert.py pinned): [path, "dev:ino:ctimeNs"],
+  // or false for none.
+  if ('git' in record) {
+    const git = record.git;
+    const pinned = Array.isArray(git) && git.length === 2;
+    fixed.git = pinned && git.every((v) => typeof v === 'string') ? git : false;
+  }
   return fixed;
 }
 
@@ -236,6 +243,8 @@ function load(env) {
     bound: Boolean(checked || enclosing) || Object.keys(fixed).length > 0,
     // Why every deletion fails closed: a run's file differs from what its keeper holds.
     tampered: checked ? checked.why : null,
+    // The git a run found when it started (null: no run pinned one; look on PATH).
+    git: 'git' in who ? who.git : null,
   };
 }
 

@@ -6,7 +6,7 @@
 
 const nativePath = require('path');
 const pathPosix = nativePath.posix;
-const { lstatSync, readlinkSync, realpathSync } = require('./originals.cjs');
+const { lstatSync, readlinkSync, realpathSync, statSync } = require('./originals.cjs');
 const { openSync, readSync, fstatSync, closeSync } = require('./originals.cjs');
 const rules = require('./ignorerules.cjs');
 
@@ -191,6 +191,18 @@ function createdSince(path, startMs) {
 
 const ignoredDirs = new Set();
 
+// The git to ask, as core/git/inert.py trusted: the one the run pinned, while the file
+// there is still that very file (device, inode and ctime: not written over); none when
+// the run found none; with no run, the first on PATH.
+function trustedGit(settings, env) {
+  const fixed = settings ? settings.git : null;
+  if (fixed === null || fixed === undefined) return gitOnPath(env);
+  if (!fixed) return null;
+  const st = statSync(fixed[0], { bigint: true, throwIfNoEntry: false });
+  if (!st) return null;
+  return `${st.dev}:${st.ino}:${st.ctimeNs}` === fixed[1] ? fixed[0] : null;
+}
+
 function gitOnPath(env) {
   const ours = pathPosix.join(env.SAFEDEL_HOME || '\0', 'bin');
   for (const dir of (env.PATH || '').split(nativePath.delimiter)) {
@@ -221,13 +233,13 @@ function askGit(git, tree, args, input) {
 // Does git ignore path (a real, absolute latin1 path) by rules older than startMs? No
 // git, no work tree or any git failure: no. An ignored directory holding no tracked
 // file is remembered.
-function ignored(path, env, startMs) {
+function ignored(path, env, startMs, settings) {
   for (let dir = pathPosix.dirname(path); ; dir = pathPosix.dirname(dir)) {
     if (ignoredDirs.has(dir)) return true;
     if (pathPosix.dirname(dir) === dir) break;
   }
   const tree = workTree(pathPosix.dirname(path));
-  const git = tree && path !== tree ? gitOnPath(env) : null;
+  const git = tree && path !== tree ? trustedGit(settings, env) : null;
   if (!git) return false;
   const parent = pathPosix.dirname(path);
   const asked = parent === tree ? [path] : [parent, path];
@@ -247,7 +259,7 @@ function regenerable(path, settings, env, ledgerStart) {
   const turn = turnStart(settings, env);
   const start = turn !== null ? turn : ledgerStart();
   if (createdSince(path, start)) return CREATED;
-  return ignored(path, env, start) ? IGNORED : null;
+  return ignored(path, env, start, settings) ? IGNORED : null;
 }
 
 module.exports = {

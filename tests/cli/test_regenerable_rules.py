@@ -1,7 +1,8 @@
 """The guard leaves ignored files uncounted only by ignore rules the command did not
-write (issue #29, case 6, for the guard): a rule it adds to .gitignore or
-info/exclude, an excludes file it names in config or through GIT_CONFIG_*, a GIT_DIR
-it points elsewhere: each leaves the 80 untracked files of dist/ counted, so a
+write (issue #29, case 6, for the guard), as told by a git it did not plant: a rule it
+adds to .gitignore or info/exclude, an excludes file it names in config or through
+GIT_CONFIG_*, a GIT_DIR it points elsewhere, a `git` of its own first on PATH or
+written over the one the run found: each leaves the 80 untracked files of dist/ counted, so a
 runaway loop over them stops at the threshold, in Python, Node and rm alike."""
 
 import os
@@ -24,7 +25,19 @@ SPELLINGS = {
         " export GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0"
     ),
     "GIT_DIR": "GIT_DIR=$O/.git GIT_WORK_TREE=$PWD; export GIT_DIR GIT_WORK_TREE",
+    # A git of its own that calls everything ignored: first on PATH, or written over
+    # the git the run found (same inode) when that one is the user's to write.
+    "git on PATH": "PATH=$FAKE:$PATH; export PATH",
+    "git written over": "cat $FAKE/git > $PINNED/git",
 }
+# What a fake git answers: every path asked about is ignored by .gitignore's dist/.
+FAKE_GIT = """#!{python}
+import sys
+if "check-ignore" in sys.argv:
+    for path in sys.stdin.buffer.read().split(b"\\0"):
+        if path:
+            sys.stdout.buffer.write(b".gitignore\\0" b"1\\0" b"dist/\\0" + path + b"\\0")
+"""
 
 
 def _project(sandbox):
@@ -40,7 +53,14 @@ def _project(sandbox):
     subprocess.run([git, "init", "-q", str(other)], check=True)
     with open(other / ".git" / "info" / "exclude", "a") as handle:
         handle.write("dist/\n")
-    return root, {"OLD": str(sandbox.root / "old-rules"), "O": str(other)}
+    fake, pinned = sandbox.root / "fake", sandbox.root / "pinned"
+    fake.mkdir()
+    (fake / "git").write_text(FAKE_GIT.format(python=sys.executable))
+    (fake / "git").chmod(0o755)
+    pinned.mkdir()  # a copy of git, the first on PATH when the run starts
+    subprocess.run(["cp", os.path.realpath(git), str(pinned / "git")], check=True)
+    names = {"OLD": str(sandbox.root / "old-rules"), "O": str(other)}
+    return root, {**names, "FAKE": str(fake), "PINNED": str(pinned)}
 
 
 @pytest.mark.parametrize("runtime", ["python", "node", "rm"])
@@ -53,6 +73,7 @@ def test_rules_the_command_writes_leave_its_deletions_counted(sandbox, spelling,
         "rm": "rm dist/*.js || exit 3",
     }[runtime]
     env = sandbox.base_env(**names)
+    env["PATH"] = f"{names['PINNED']}{os.pathsep}{env['PATH']}"
     done = sandbox.run("sh", "-c", f"{SPELLINGS[spelling]} && {loop}", cwd=root, env=env)
     assert done.returncode == 3, done.stderr
     assert "SAFE_DELETE_BULK_CONFIRM_REQUIRED" in last_markers(done.stderr)

@@ -82,7 +82,17 @@ def fixed_policy(record):
         found["home_trash"] = home
     if isinstance(record.get("prompt"), bool):
         found["prompt"] = record["prompt"]
+    if "git" in record:
+        found["git"] = _git(record["git"])
     return found
+
+
+def _git(value):
+    """The record's git, [path, "dev:ino:ctime_ns"], as a tuple; False for none (or a
+    value that is not one): the guard then asks no git."""
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return False
 
 
 def _strings(value):

@@ -10,7 +10,7 @@ import sys
 from . import exemptids
 
 DEFAULT_THRESHOLD = 50
-_OPTIONAL = ("run", "digests", "bound", "home_trash", "exempt_ids", "tampered")
+_OPTIONAL = ("run", "digests", "bound", "home_trash", "exempt_ids", "tampered", "git")
 MAX_THRESHOLD = 99999
 _warned = set()
 
@@ -36,6 +36,7 @@ class Settings:
         "bound",
         "home_trash",
         "tampered",
+        "git",
     )
 
     def __init__(self, **values):
@@ -48,8 +49,10 @@ class Settings:
             # exempt roots' identities a run or the bootstrap fixed, as (root, (dev,
             # ino) or None) pairs (core/contract/exemptids.py; None: none fixed);
             # tampered: why every deletion fails closed (a run's file differs from
-            # what its keeper holds, core/contract/keptrecord.py). The values a caller
-            # may leave out.
+            # what its keeper holds, core/contract/keptrecord.py); git: the git a run
+            # found when it started, (path, "dev:ino:ctime_ns"), or False for none
+            # (None: not fixed, the guard looks on PATH). The values a caller may
+            # leave out.
             setattr(self, name, values[name] if name in values or name not in _OPTIONAL else None)
 
     def __repr__(self):
@@ -201,6 +204,7 @@ def load(environ=None):
         outside_workspace=parse_outside(policy["outside_workspace"]),
         home_trash=policy.get("home_trash"),
         tampered=tampered,
+        git=policy.get("git"),
     )
 
 

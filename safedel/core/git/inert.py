@@ -81,3 +81,34 @@ def unchanged(located):
     except OSError:
         return None
     return located[0] if (st.st_dev, st.st_ino) == located[1] else None
+
+
+def pinned(environ):
+    """[real path, "dev:ino:ctime_ns"] of the git environ's PATH finds, for a run's
+    record (a string: JSON numbers lose digits in Node), or None. The ctime tells a
+    git written over in place (same inode)."""
+    path = find(environ)
+    try:
+        st = os.stat(path) if path else None
+    except OSError:
+        st = None
+    return [path, _identity(st)] if st else None
+
+
+def _identity(st):
+    return f"{st.st_dev}:{st.st_ino}:{st.st_ctime_ns}"
+
+
+def trusted(fixed, environ):
+    """The git to ask: fixed (Settings.git: (path, identity)) when a run pinned one, if
+    the file there is still that very file; None when the run found none or it
+    changed; with nothing pinned (no run), the first on environ's PATH."""
+    if fixed is None:
+        return find(environ)
+    if not fixed:
+        return None
+    try:
+        st = os.stat(fixed[0])
+    except OSError:
+        return None
+    return fixed[0] if _identity(st) == fixed[1] else None

@@ -130,10 +130,11 @@ def _under_ignored_dir(path):
     return True
 
 
-def ignored(paths, environ=None, since=None):
+def ignored(paths, environ=None, since=None, git=None):
     """The subset of paths (absolute, real parents) that git ignores by rules written
-    before since (seconds; see ignorerules). No git, no work tree or any git failure
-    means: not ignored."""
+    before since (seconds; see ignorerules), as the git Settings.git names tells it
+    (git: None for the first on PATH; see inert.trusted). No git, no work tree or any
+    git failure means: not ignored."""
     found, by_tree, trees, known = set(), {}, {}, {}
     for path in paths:
         parent = os.path.dirname(path)
@@ -147,7 +148,7 @@ def ignored(paths, environ=None, since=None):
             tree = trees[parent] = work_tree(parent)
         if tree is not None and path != tree:
             by_tree.setdefault(tree, []).append(path)
-    git = _git(os.environ if environ is None else environ)
+    git = inert.trusted(git, os.environ if environ is None else environ)
     for tree, members in by_tree.items():
         parents = {os.path.dirname(p) for p in members} - {tree}
         asked = _git_output(git, tree, [*_QUESTION], sorted(parents) + members) or b""
@@ -162,19 +163,6 @@ def ignored(paths, environ=None, since=None):
         _ignored_dirs.update((parents & answer) - holding)
         found.update(p for p in members if p in answer and p not in holding)
     return found
-
-
-def _git(environ):
-    """git on PATH, passing over safedel's own launcher: that one would find a git even
-    where the user has none, and costs a Python start-up besides."""
-    ours = os.path.join(environ.get("SAFEDEL_HOME") or "\0", "bin")
-    for directory in (environ.get("PATH") or os.defpath).split(os.pathsep):
-        if directory == ours:
-            continue
-        candidate = os.path.join(directory or ".", "git")
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 def _git_paths(git, tree, args, paths, as_args=False):
@@ -259,7 +247,8 @@ def classify(settings, targets, environ=None):
             parent = os.path.realpath(os.path.dirname(target))
             real[os.path.join(parent, os.path.basename(target))] = target
     if real:
-        reasons.update((real[t], IGNORED) for t in ignored(list(real), environ, start))
+        found = ignored(list(real), environ, start, getattr(settings, "git", None))
+        reasons.update((real[t], IGNORED) for t in found)
     return reasons
 
 
