@@ -58,14 +58,17 @@ def row_list():
     return [
         rows.Row(workload, RUN_ON, "per run", rows.plus(RUN_OFF, 0.010)),
         rows.Row(workload, RUN_OFF, "per run", anchor_of=RUN_ON),
-        rows.Row(workload, LOOP_ON, "per run", rows.times(LOOP_OFF, 2)),
+        # The temp loop is reported, not budgeted: its cost is the supervisor's floor
+        # per unlink (the notify round trip, the path read, the parent opened and the
+        # unlink done by the supervisor itself), which real work meets rarely.
+        rows.Row(workload, LOOP_ON, "per run", anchor_of=LOOP_OFF),
         rows.Row(workload, LOOP_OFF, "per run", anchor_of=LOOP_ON),
         rows.Row(workload, RUN_ON_CPU, "per run", rows.plus(RUN_OFF_CPU, 0.010)),
         rows.Row(workload, RUN_OFF_CPU, "per run", anchor_of=RUN_ON_CPU),
-        rows.Row(workload, LOOP_ON_CPU, "per run", rows.times(LOOP_OFF_CPU, 2)),
+        rows.Row(workload, LOOP_ON_CPU, "per run", anchor_of=LOOP_OFF_CPU),
         rows.Row(workload, LOOP_OFF_CPU, "per run", anchor_of=LOOP_ON_CPU),
-        rows.Row(workload, LOOP_PAIRED, rows.RATIO, rows.round_by_round(2)),
-        rows.Row(workload, LOOP_PAIRED_CPU, rows.RATIO, rows.round_by_round(2)),
+        rows.Row(workload, LOOP_PAIRED, rows.RATIO),
+        rows.Row(workload, LOOP_PAIRED_CPU, rows.RATIO),
         rows.Row(workload, RM_NET, "per run", anchor_of=RM_SHIM),
         rows.Row(workload, RM_SHIM, "per run", anchor_of=RM_NET),
     ]
