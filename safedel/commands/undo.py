@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..core.contract import settings as core_settings
+from ..core.policy import workspace
 from ..trash import catalog, restore
 from ..trash import undo as undoing
 from .list import warn
@@ -20,7 +21,11 @@ Text = Optional[str]  # noqa: UP045 - typer reads the annotation at run time
 
 def undo(
     session: Annotated[
-        Text, typer.Option(help="Whose turns (default: SAFEDEL_SESSION, this shell's own).")
+        Text,
+        typer.Option(
+            help="Whose turns (default: SAFEDEL_SESSION, this shell's own, else this "
+            "project's `safedel run`s)."
+        ),
     ] = None,
     count: Annotated[int, typer.Option("-n", min=1, help="Undo the last N turns.")] = 1,
     dry_run: Annotated[
@@ -36,7 +41,7 @@ def undo(
     settings = core_settings.load()
     if report:
         settings.report = report
-    session = session or settings.session
+    session = session or workspace.session_for(os.environ, os.getcwd())
     turns = undoing.turns(settings.report, session, warn)[:count]
     if not turns:
         typer.echo(f"safedel undo: nothing to undo in session {session}", err=True)

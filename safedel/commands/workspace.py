@@ -28,7 +28,7 @@ class Place:
 
     def __init__(self, session, state_dir):
         conf = settings.load(os.environ)
-        self.session = session or conf.session
+        self.session = session or workspace.session_for(os.environ, os.getcwd())
         self.state_dir = os.path.abspath(state_dir or conf.state_dir)
         self.project = workspace.project_dir(os.getcwd())
 

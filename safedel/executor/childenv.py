@@ -7,6 +7,7 @@ import os
 
 from ..core.contract import exemptids
 from ..core.contract import settings as core_settings
+from ..core.policy import workspace
 
 PRELOAD_FLAG = "--require"
 
@@ -60,7 +61,8 @@ def contract(base, home, options):
     env = {
         "SAFEDEL_ACTIVE": "1",
         "SAFEDEL_HOME": home,
-        "SAFEDEL_SESSION": options.session or base.get("SAFEDEL_SESSION") or "default",
+        "SAFEDEL_SESSION": options.session
+        or workspace.session_for(base, options.cwd or os.getcwd()),
         "SAFEDEL_TURN": options.turn or new_turn_id(),
         "SAFEDEL_TOOL_CALL": options.tool_call or base.get("SAFEDEL_TOOL_CALL") or "",
     }
@@ -77,8 +79,9 @@ def contract(base, home, options):
         env["SAFEDEL_TRASH_DIR"] = os.path.abspath(trash_dir)
     if options.no_exempt:
         env["SAFEDEL_EXEMPT"] = ""
-    elif "SAFEDEL_EXEMPT" not in base:
-        env["SAFEDEL_EXEMPT"] = core_settings.default_exempt(base)
+    else:
+        config = core_settings.user_config(base, env["SAFEDEL_STATE_DIR"])
+        env["SAFEDEL_EXEMPT"] = core_settings.exempt_roots(base, config)
     env[exemptids.VARIABLE] = exempt_identities(base, env.get("SAFEDEL_EXEMPT"))
     env.update(policy(base, options, env))
     env.update(hooks(base, home))
@@ -115,8 +118,6 @@ def policy(base, options, env):
     if session_roots:
         values["SAFEDEL_WORKSPACE"] = os.pathsep.join(session_roots)
     if options.decide_roots:
-        from ..core.policy import workspace
-
         merged = dict(base, **values, SAFEDEL_STATE_DIR=env["SAFEDEL_STATE_DIR"])
         merged["SAFEDEL_SESSION"] = env["SAFEDEL_SESSION"]
         roots, warnings = workspace.collect(merged, options.cwd or os.getcwd())

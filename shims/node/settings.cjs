@@ -252,10 +252,26 @@ function envTrashDir(env, config) {
   return env.SAFEDEL_TRASH_DIR || config.get('trash_dir') || null;
 }
 
+// The config's `exempt` as it applies, else the temp dir; plus a person's
+// SAFEDEL_EXEMPT; an empty one (--no-exempt's) means none, and one handed down by a run or a
+// bootstrap (SAFEDEL_EXEMPT_IDS beside it) is the whole list already
+// (core/contract/settings.py exempt_roots).
 function envExempt(env, config) {
-  let exempt = env.SAFEDEL_EXEMPT !== undefined ? env.SAFEDEL_EXEMPT : config.get('exempt');
-  if (exempt === undefined) exempt = env.TMPDIR || env.TEMP || env.TMP || '/tmp';
-  return exempt.split(nativePath.delimiter).filter(Boolean);
+  const given = env.SAFEDEL_EXEMPT;
+  if (given === '' || (given !== undefined && env.SAFEDEL_EXEMPT_IDS !== undefined)) {
+    return given.split(nativePath.delimiter).filter(Boolean);
+  }
+  const parts = [];
+  let configured = config.get('exempt');
+  if (configured === undefined || configured === null) {
+    configured = env.TMPDIR || env.TEMP || env.TMP || '/tmp';
+  }
+  for (const value of [configured, given]) {
+    for (const part of String(value || '').split(nativePath.delimiter)) {
+      if (part && !parts.includes(part)) parts.push(part);
+    }
+  }
+  return parts;
 }
 
 // Read at every deletion: parsed once per value.

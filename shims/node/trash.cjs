@@ -6,7 +6,7 @@
 
 const fs = require('fs');
 const pathPosix = require('path').posix;
-const { INFO_SUFFIX, candidateName, deletionDate, render } = require('./trashinfo.cjs');
+const { INFO_SUFFIX, entryName, collisionToken, deletionDate, render } = require('./trashinfo.cjs');
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_CLOEXEC = 0 } = fs.constants;
 const INFO_FLAGS = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
@@ -92,8 +92,11 @@ function trash(target, trashDir, env, home) {
   const filesDir = join(location.root, Buffer.from('files'));
   const infoDir = join(location.root, Buffer.from('info'));
   const base = basename(absolute);
-  for (let attempt = 1; ; attempt++) {
-    const name = candidateName(base, attempt);
+  // The name itself first; a name taken gets a fresh random token each time (O(1)
+  // whatever came before, see trashinfo.cjs); a retry of the same name keeps its token.
+  let token;
+  for (;;) {
+    const name = entryName(base, token);
     const infoName = Buffer.concat([name, Buffer.from(INFO_SUFFIX)]);
     const infoPath = join(infoDir, infoName);
     const entry = join(filesDir, name);
@@ -104,17 +107,18 @@ function trash(target, trashDir, env, home) {
     try {
       fd = openSync(heldInfo, INFO_FLAGS, 0o600);
     } catch (err) {
-      if (err.code === 'EEXIST') continue;
+      if (err.code === 'EEXIST') {
+        token = collisionToken();
+        continue;
+      }
       if (err.code === 'ERR_ACCESS_DENIED' && roots.withoutProcNames()) {
         into = roots.folders(location.root, location.owned);
-        attempt -= 1;
         continue;
       }
       if (err.code === 'ENOENT' && roots.forget(location.root)) {
         // Somebody emptied the trash by removing its folders: make them again.
         roots.ensureTrashRoot(location.root, location.owned);
         into = roots.folders(location.root, location.owned);
-        attempt -= 1;
         continue;
       }
       throw notMissing(failure(err, 'cannot create the trash info file'));
@@ -122,6 +126,7 @@ function trash(target, trashDir, env, home) {
     if (lexists(heldEntry)) {
       closeSync(fd);
       unlinkSync(heldInfo);
+      token = collisionToken();
       continue;
     }
     try {

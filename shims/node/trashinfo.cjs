@@ -86,11 +86,18 @@ function truncate(name, limit) {
   return cut.length ? cut : name.subarray(0, limit);
 }
 
-// The entry name to try in files/ on the given attempt: 1 is name, then name.2, name.3 ...
-function candidateName(basename, attempt) {
-  if (attempt === 1) return truncate(basename, ENTRY_NAME_MAX);
-  const suffix = Buffer.from('.' + attempt);
+// The entry name in files/: the name itself (token undefined), else name + '.' + token,
+// cut so that its info file name fits NAME_MAX.
+function entryName(basename, token) {
+  if (token === undefined || token === null) return truncate(basename, ENTRY_NAME_MAX);
+  const suffix = Buffer.from('.' + token);
   return Buffer.concat([truncate(basename, ENTRY_NAME_MAX - suffix.length), suffix]);
+}
+
+// A fresh suffix for a name already taken: 8 random hex digits (see info.py): one more
+// probe whatever came before, where counting up probed every earlier number.
+function collisionToken() {
+  return require('crypto').randomBytes(4).toString('hex');
 }
 
 module.exports = {
@@ -99,5 +106,6 @@ module.exports = {
   decodePath,
   deletionDate,
   render,
-  candidateName,
+  entryName,
+  collisionToken,
 };

@@ -182,7 +182,10 @@ def test_the_run_s_own_choices_are_what_the_record_fixes(sandbox):
 
 
 OLD_RECORD_ENV = {
+    # Handed down whole by the run (SAFEDEL_EXEMPT_IDS beside it), not a person's own
+    # SAFEDEL_EXEMPT, which would add to the temp dir.
     "SAFEDEL_EXEMPT": "/e",
+    "SAFEDEL_EXEMPT_IDS": "",
     "SAFEDEL_WORKSPACE_ROOTS": "/w",
     "SAFEDEL_OUTSIDE_WORKSPACE": "allow",
     "SAFEDEL_TRASH_DIR": "/t",

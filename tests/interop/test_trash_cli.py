@@ -175,3 +175,23 @@ def test_safedel_lists_and_restores_what_gio_trashed(user, tmp_path):
     assert [entry["path"] for entry in entries] == [str(work / "g file%")]
     assert safedel("restore", "--last", env=user).returncode == 0
     assert (work / "g file%").read_text() == "from gio"
+
+
+def test_trash_cli_lists_and_restores_a_name_trashed_many_times(user, tmp_path):
+    """A taken name gets name.<random hex> (O(1) naming): trash-cli maps each info
+    file to its item by name alone, so every version is listed and restorable."""
+    work = tmp_path / "work"
+    work.mkdir()
+    versions = [f"version {i}" for i in range(5)]
+    for text in versions:
+        (work / "conftest.c").write_text(text)
+        move.trash(str(work / "conftest.c"))
+    target = str(work / "conftest.c")
+    assert listed(trash_cli("trash-list", env=user).stdout, str(tmp_path)) == [target] * 5
+    listing = trash_cli("trash-restore", target, env=user, input="")
+    rows = [m.group(1) for m in map(RESTORE_ROW.match, listing.stdout.splitlines()) if m]
+    assert len(rows) == 5, listing.stdout
+    done = trash_cli("trash-restore", target, env=user, input=rows[-1] + "\n")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert (work / "conftest.c").read_text() in versions
+    assert listed(trash_cli("trash-list", env=user).stdout, str(tmp_path)) == [target] * 4

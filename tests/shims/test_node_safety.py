@@ -169,25 +169,6 @@ def test_turn_file_is_read_at_call_time(sandbox, node):
     assert guardturn.status(str(sandbox.state), sandbox.session, "turn-2").granted == 1
 
 
-COLLIDE = r"""
-const fs = require('fs');
-for (const dir of ['one', 'two', 'three']) {
-  fs.mkdirSync(dir); fs.writeFileSync(dir + '/same', dir); fs.unlinkSync(dir + '/same');
-}
-console.log('[]');
-"""
-
-
-@NODES
-def test_name_collisions_get_numbered(sandbox, node):
-    json_out(run_script(sandbox, node, COLLIDE))
-    assert sandbox.trashed_names() == ["same", "same.2", "same.3"]
-    assert (sandbox.trash / "files" / "same.3").read_text() == "three"
-    info = (sandbox.trash / "info" / "same.2.trashinfo").read_text()
-    assert f"Path={sandbox.work}/two/same\n".replace(" ", "%20") in info
-    assert oct(os.stat(sandbox.trash / "info" / "same.2.trashinfo").st_mode & 0o777) == "0o600"
-
-
 @NODES
 def test_state_is_private_and_never_followed_through_a_symlink(sandbox, node, tmp_path):
     first = touch(sandbox.work / "first")

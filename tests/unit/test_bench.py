@@ -82,6 +82,11 @@ EXPECTED = {
         "safedel list --json, cache removed first",
         "trash-list",
     ],
+    "trash naming, 3,000 items of one name": [
+        "naming the first item of a name (info file, rename)",
+        "naming the 3,000th conftest.c (info file, rename)",
+        "3,000th / first, round by round",
+    ],
     "safedel run": [
         "safedel run -- true",
         "true",

@@ -53,11 +53,9 @@ def test_render(case):
 
 
 @pytest.mark.parametrize("case", NAMES, ids=case_ids(NAMES))
-def test_candidate_name(case):
-    names = info.candidate_names(bytes.fromhex(case["basename_hex"]))
-    for _ in range(case["attempt"] - 1):
-        next(names)
-    name = next(names)
+def test_entry_name(case):
+    token = None if case["token"] is None else case["token"].encode("ascii")
+    name = info.entry_name(bytes.fromhex(case["basename_hex"]), token)
     assert name.hex() == case["expected_hex"]
     assert len(name + info.INFO_SUFFIX) <= info.NAME_MAX
 

@@ -31,7 +31,7 @@ for (const c of info.render) {
 }
 
 for (const c of load('names.json').cases) {
-  const name = trashinfo.candidateName(hex(c.basename_hex), c.attempt);
+  const name = trashinfo.entryName(hex(c.basename_hex), c.token);
   check(`name: ${c.name}`, name.toString('hex'), c.expected_hex);
 }
 

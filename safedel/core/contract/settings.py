@@ -134,6 +134,25 @@ def default_exempt(environ):
     return environ.get("TMPDIR") or environ.get("TEMP") or environ.get("TMP") or "/tmp"
 
 
+def exempt_roots(environ, config):
+    """The exempt roots, os.pathsep-joined: the config's `exempt` as it applies (what a
+    person has not confirmed is held back, core/contract/userconfig.py), else the temp
+    dir; plus a person's SAFEDEL_EXEMPT. An empty SAFEDEL_EXEMPT (what
+    `--no-exempt` sets) means none. One handed down by a run or a bootstrap (which set
+    SAFEDEL_EXEMPT_IDS beside it) is already the whole list and is taken as it is.
+    shims/node/settings.cjs does the same."""
+    given = environ.get("SAFEDEL_EXEMPT")
+    if given == "" or (given is not None and exemptids.VARIABLE in environ):
+        return given
+    parts = []
+    configured = config.get("exempt")
+    for value in (default_exempt(environ) if configured is None else configured, given):
+        for part in str(value or "").split(os.pathsep):
+            if part and part not in parts:
+                parts.append(part)
+    return os.pathsep.join(parts)
+
+
 def load(environ=None):
     environ = os.environ if environ is None else environ
     state_dir = environ.get("SAFEDEL_STATE_DIR") or default_state_dir(environ)
@@ -169,9 +188,7 @@ def load(environ=None):
     # brings the terminal question back for itself still deletes as the run decided.
     policy = runrecord.fixed_policy(fixed)
     if "exempt" not in policy:
-        raw = environ.get("SAFEDEL_EXEMPT")
-        raw = config.get("exempt") if raw is None else raw
-        raw = default_exempt(environ) if raw is None else raw
+        raw = exempt_roots(environ, config)
         policy["exempt"] = tuple(p for p in raw.split(os.pathsep) if p)
     if "outside_workspace" not in policy:
         raw = environ.get("SAFEDEL_OUTSIDE_WORKSPACE")

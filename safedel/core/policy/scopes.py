@@ -18,7 +18,7 @@ import os
 from ..contract import confirmed
 from ..contract import settings as core_settings
 from ..contract.userconfig import held_message
-from .workspace import LOCAL_FILE, PROJECT_FILE, inside, work_tree
+from .workspace import LOCAL_FILE, PROJECT_FILE, inside, session_for, work_tree
 
 
 class Root:
@@ -113,7 +113,7 @@ def _session_roots(environ, start, cli_roots, state_dir, session):
     for entry in (environ.get("SAFEDEL_WORKSPACE") or "").split(os.pathsep):
         if entry:
             found.append(Root(_resolve(entry, start), "session", "SAFEDEL_WORKSPACE"))
-    session = session or environ.get("SAFEDEL_SESSION") or "default"
+    session = session or session_for(environ, start)
     for entry in workspacefiles.read_session(state_dir, session):
         found.append(Root(_resolve(entry, start), "session", f"session {session!r}"))
     return found

@@ -52,6 +52,21 @@ def work_tree(directory):
         here = parent
 
 
+def project_session(start):
+    """The session of a `safedel run` (or `safedel undo`, `safedel workspace`) that is
+    given none: `project:<project>`, the git work tree start is in, else start. Runs
+    in two projects are two sessions, so `safedel undo` in one never undoes the
+    other's last command."""
+    start = os.path.realpath(start)
+    return "project:" + (work_tree(start) or start)
+
+
+def session_for(environ, start):
+    """SAFEDEL_SESSION (a harness's, or the bootstrapped shell's own), else start's
+    project session."""
+    return environ.get("SAFEDEL_SESSION") or project_session(start)
+
+
 def inside(path, root):
     """True when the real path lies in root or is root itself."""
     root = root.rstrip(os.sep) or os.sep

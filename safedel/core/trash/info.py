@@ -3,6 +3,7 @@
 Pure functions over bytes, shared with the Node engine through tests/vectors/.
 """
 
+import os
 import time
 
 NAME_MAX = 255
@@ -119,11 +120,26 @@ def _truncate(name, limit):
     return cut or name[:limit]
 
 
+def entry_name(basename, token=None):
+    """The entry name in files/: the name itself (token None), else name + '.' + token,
+    cut so that its info file name fits NAME_MAX."""
+    if token is None:
+        return _truncate(basename, ENTRY_NAME_MAX)
+    suffix = b"." + token
+    return _truncate(basename, ENTRY_NAME_MAX - len(suffix)) + suffix
+
+
+def collision_token():
+    """A fresh suffix for a name already taken: 8 random hex digits. Counting up
+    (name.2, name.3, ...) probed every earlier number, so the 3,000th `conftest.c`
+    cost 3,000 probes; a random token costs one more probe whatever came before, and
+    O_EXCL still settles the rare clash (the caller draws again)."""
+    return os.urandom(4).hex().encode("ascii")
+
+
 def candidate_names(basename):
-    """Entry names to try in files/: name, name.2, name.3, ... each fitting NAME_MAX."""
-    yield _truncate(basename, ENTRY_NAME_MAX)
-    counter = 2
+    """Entry names to try in files/: the name, then name.<token> with a fresh token each
+    time, each fitting NAME_MAX."""
+    yield entry_name(basename)
     while True:
-        suffix = b"." + str(counter).encode("ascii")
-        yield _truncate(basename, ENTRY_NAME_MAX - len(suffix)) + suffix
-        counter += 1
+        yield entry_name(basename, collision_token())
