@@ -246,7 +246,8 @@ function envTrashDir(env, config) {
 function envExempt(env, config) {
   let exempt = env.SAFEDEL_EXEMPT !== undefined ? env.SAFEDEL_EXEMPT : config.get('exempt');
   if (exempt === undefined) exempt = env.TMPDIR || env.TEMP || env.TMP || '/tmp';
-  return exempt.split(nativePath.delimiter).filter(Boolean);
+  const roots = exempt.split(nativePath.delimiter).filter(Boolean);
+  return require('./caches.cjs').joined(roots, env);
 }
 
 // Read at every deletion: parsed once per value.

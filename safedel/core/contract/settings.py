@@ -7,7 +7,7 @@ call time, so a process that changes its environment is seen as it is now.
 import os
 import sys
 
-from . import exemptids
+from . import caches, exemptids
 
 DEFAULT_THRESHOLD = 50
 _OPTIONAL = ("run", "digests", "bound", "home_trash", "exempt_ids", "tampered")
@@ -169,7 +169,7 @@ def load(environ=None):
         raw = environ.get("SAFEDEL_EXEMPT")
         raw = config.get("exempt") if raw is None else raw
         raw = default_exempt(environ) if raw is None else raw
-        policy["exempt"] = tuple(p for p in raw.split(os.pathsep) if p)
+        policy["exempt"] = caches.joined(tuple(p for p in raw.split(os.pathsep) if p), environ)
     if "outside_workspace" not in policy:
         raw = environ.get("SAFEDEL_OUTSIDE_WORKSPACE")
         policy["outside_workspace"] = config.get("outside_workspace") if raw is None else raw
