@@ -30,7 +30,7 @@ from . import resolve
 from .contract.settings import warn_once
 from .guard.stage import Refused, authorize
 from .outcome import DeletionError, Outcome
-from .policy import exemptroot, targets, workspace
+from .policy import churn, exemptroot, targets, workspace
 from .report import write
 from .trash import move
 
@@ -59,6 +59,15 @@ def _reaches_exempt(directory, settings):
 
 
 def classify(target, settings):
+    """The class of a target that is not protected: its location's (_location), save
+    that short-lived churn born in this turn (core/policy/churn.py) is EXEMPT."""
+    klass = _location(target, settings)
+    if klass == TRASH and churn.short_lived(target, settings):
+        return EXEMPT
+    return klass
+
+
+def _location(target, settings):
     """The location class of a target that is not protected: EXEMPT (deleted for real,
     never counted) or TRASH. A target inside a workspace root is TRASH even in the temp
     dir; one outside every workspace root is TRASH too, and the guard stage puts the

@@ -89,12 +89,14 @@ def contract(base, home, options):
 
 
 def exempt_identities(base, exempt):
-    """SAFEDEL_EXEMPT_IDS for the exempt roots (exempt: the list set here, else the
-    one base has): the directory each leads to now, unless base fixed it already (the
-    shell a bootstrap started keeps the directories it found then)."""
+    """SAFEDEL_EXEMPT_IDS for the exempt roots and the user's caches (exempt: the list
+    set here, else the one base has): the directory each leads to now, unless base
+    fixed it already (the shell a bootstrap started keeps the directories it found)."""
     if exempt is None:
         exempt = base.get("SAFEDEL_EXEMPT", "")
-    roots = [p for p in exempt.split(os.pathsep) if p]
+    from ..core.contract import caches
+
+    roots = caches.joined(tuple(p for p in exempt.split(os.pathsep) if p), base)
     known = exemptids.parse(base.get(exemptids.VARIABLE, "")) or {}
     return exemptids.variable(exemptids.snapshot(roots, known))
 

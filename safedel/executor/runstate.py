@@ -188,7 +188,7 @@ def finish(options, env, run_id, offset, outcome, views, outputs, enclosing=None
     if not options.get("quiet"):
         trashed = [e for e in events if e.get("operation") == "trash"]
         refused = [e for e in events if e.get("operation") == "refuse"]
-        _summarise(trashed, refused, env["SAFEDEL_TURN"])
+        _summarise(trashed, refused, env["SAFEDEL_TURN"], _approval(refused, env))
 
 
 def _write(fd, text):
@@ -200,7 +200,26 @@ def _write(fd, text):
             return
 
 
-def _summarise(trashed, refused, turn):
+def _approval(refused, env):
+    """How a person approves what the guard refused in this run, or "": nothing the
+    guard can lift was refused, or a model reads this (a harness, an agent host:
+    core/guard/remedy.py), which is told to ask its user instead."""
+    reasons = [str(e.get("reason") or "") for e in refused]
+    outside = any(r.startswith("outside the workspace") for r in reasons)
+    bulk = any(r.startswith("bulk guard:") and "rejected" not in r for r in reasons)
+    if not (outside or bulk):
+        return ""
+    from types import SimpleNamespace
+
+    from ..core.guard import remedy
+
+    if env.get("SAFEDEL_HARNESS") == "1" or remedy.read_by_a_model():
+        return ""
+    run = SimpleNamespace(session=env["SAFEDEL_SESSION"], turn=env["SAFEDEL_TURN"], bound=True)
+    return remedy.outside(run) if outside else remedy.bulk(run)
+
+
+def _summarise(trashed, refused, turn, approval=""):
     parts = []
     if trashed:
         noun = "item" if len(trashed) == 1 else "items"
@@ -210,6 +229,8 @@ def _summarise(trashed, refused, turn):
     if parts:
         undo = f" (safedel restore --turn {turn} to undo)" if trashed else ""
         sys.stderr.write(f"safedel: {', '.join(parts)}{undo}\n")
+    if approval:
+        sys.stderr.write(f"safedel: {approval}\n")
 
 
 def take_signal(state_dir, session, run_id, enclosing=None):

@@ -27,6 +27,7 @@ import os
 
 from ..core.trash import dirs
 from . import (
+    churn,
     exempt,
     gitblobs,
     gitcaller,
@@ -56,6 +57,8 @@ class Places:
         # Prefixes ready for one str.startswith call per class: this runs on every call.
         self._state = _prefixes([settings.state_dir])
         self._report = os.path.realpath(settings.report) if settings.report else None
+        kept = [*(os.path.realpath(t) for t in trashes), os.path.realpath(settings.state_dir)]
+        self._kept = tuple(kept + ([self._report] if self._report else []))
         # The run's own roots (its settings), never what the command's environment says.
         roots = exempt.workspace_roots(settings)
         self._exempt = exempt_rule or exempt.of_run(settings)
@@ -75,7 +78,7 @@ class Places:
         self._blobs = gitblobs.Blobs(self._git.program)
         self._stores = gitstore.Stores(self._git.objects, self._drops_for_real, self._started)
 
-    def left_to_kernel(self, found, tid, st, moving=True, arriving=False):
+    def left_to_kernel(self, found, tid, st, moving=True, arriving=False, deleting=False):
         """A short reason when the kernel should do this deletion itself, else None.
         found: the call's target.Target; st: the stat of the directory the call acts
         in (found.parent_fd, reached by the caller's own walk). GIT_OWN with
@@ -100,7 +103,16 @@ class Places:
             return GIT_OWN if own else None
         if self._ignored_tree(parent, st):
             return "inside an ignored build tree"
+        if deleting and self._short_lived(found, path):
+            return "short-lived churn"
         return None
+
+    def _short_lived(self, found, path):
+        """Born in the run and deleted within the churn limit (see churn); deleting:
+        only a deletion, not a rename's source, is judged so."""
+        if churn.excluded(path, self._kept):
+            return False
+        return churn.short_lived(found.parent_fd, found.name, self._started)
 
     def holds_a_root(self, path):
         """Whether a workspace root of the run, or its own trash or state in the temp

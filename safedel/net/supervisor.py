@@ -200,7 +200,7 @@ class Supervisor:
             # directory the call acts in; otherwise the call is judged like any other.
             # (A call straight inside an exempt root was let through by net/quick.py.)
             parent = os.fstat(found.parent_fd)
-            left = self._places.left_to_kernel(found, tid, parent)
+            left = self._places.left_to_kernel(found, tid, parent, deleting=True)
             if left and not found.acts_here(parent):
                 left = found.judged = None
             if left and found.judged is None:

@@ -17,6 +17,7 @@ const kept = require('./kept.cjs');
 const mounts = require('./mounts.cjs');
 const exemptids = require('./exemptids.cjs');
 const kernelfails = require('./kernelfails.cjs');
+const churn = require('./churn.cjs');
 
 const { readdirSync, lstatSync, rmSync } = require('./originals.cjs');
 // Linux trashes in-process; elsewhere only the native trash (via the Python engine) can.
@@ -81,6 +82,11 @@ function handle(op, path, st, recursive, sync) {
       return outcome(refusal.failClosed(settings, err.mountPoint, 'EXDEV', reason, op, path));
     }
     // A parent that is not the temp dir's own (by identity) is judged like any other.
+    if (err !== realdelete.NOT_EXEMPT) return outcome(err);
+  }
+  if (realdelete.supported() && churn.shortLived(target, settings, env)) {
+    const shown = shownPath(path);
+    const err = realdelete.remove(op, target, recursive, shown, realdelete.ANYWHERE);
     if (err !== realdelete.NOT_EXEMPT) return outcome(err);
   }
   if (!target.viaLink) remember(target);

@@ -106,6 +106,8 @@ function anotherMount(fd, shown) {
 // What remove() returns when the parent is not in the temp dir's very directory: the
 // caller judges the target like any other.
 const NOT_EXEMPT = Symbol('not exempt');
+// As usable: the target was judged churn (churn.cjs), which no exempt root need hold.
+const ANYWHERE = Symbol('anywhere');
 
 // Delete target (from resolve.cjs) for real, as `op` with `recursive` does in Node,
 // relative to its parent directory, which must still be the one resolved, and lie in
@@ -119,7 +121,8 @@ function remove(op, target, recursive, shown, usable) {
       const err = new Error(`ESTALE: the directory changed while it was checked, ${op} '${shown}'`);
       return Object.assign(err, { code: 'ESTALE', syscall: op, path: shown });
     }
-    if (!holdsAt(parentFd, target.parent.toString('latin1'), usable)) return NOT_EXEMPT;
+    const place = target.parent.toString('latin1');
+    if (usable !== ANYWHERE && !holdsAt(parentFd, place, usable)) return NOT_EXEMPT;
     const entry = at(parentFd, target.name);
     if (op === 'rmdir' && !recursive) call(rmdirSync, entry, shown);
     else if (target.st.isDirectory()) removeDirectory(parentFd, target.name, shown);
@@ -132,4 +135,4 @@ function remove(op, target, recursive, shown, usable) {
   }
 }
 
-module.exports = { supported, remove, NOT_EXEMPT };
+module.exports = { supported, remove, NOT_EXEMPT, ANYWHERE };

@@ -259,7 +259,7 @@ function envTrashDir(env, config) {
 function envExempt(env, config) {
   const given = env.SAFEDEL_EXEMPT;
   if (given === '' || (given !== undefined && env.SAFEDEL_EXEMPT_IDS !== undefined)) {
-    return given.split(nativePath.delimiter).filter(Boolean);
+    return require('./caches.cjs').joined(given.split(nativePath.delimiter).filter(Boolean), env);
   }
   const parts = [];
   let configured = config.get('exempt');
@@ -271,7 +271,7 @@ function envExempt(env, config) {
       if (part && !parts.includes(part)) parts.push(part);
     }
   }
-  return parts;
+  return require('./caches.cjs').joined(parts, env);
 }
 
 // Read at every deletion: parsed once per value.

@@ -81,20 +81,20 @@ def test_without_git_nothing_is_ignored_and_nothing_crashes(sandbox):
 
 @pytest.mark.parametrize("runtime", ["python", "rm"])
 def test_files_this_turn_made_are_not_counted(sandbox, runtime):
+    """Directories with entries: a lone file removed at once is short-lived churn,
+    deleted for real (tests/realwork/test_churn.py); these go to the trash uncounted."""
     root = project(sandbox, ignored=False, count=0)
     if runtime == "python":
         code = (
-            "import os\n"
+            "import os, shutil\n"
             "for n in range(120):\n"
-            "    open(f'dist/{n}', 'w').close(); os.remove(f'dist/{n}')\n"
+            "    os.mkdir(f'dist/{n}'); open(f'dist/{n}/f', 'w').close()\n"
+            "    shutil.rmtree(f'dist/{n}')\n"
         )
         command = [sys.executable, "-c", code]
     else:
-        command = [
-            "sh",
-            "-c",
-            "i=0; while [ $i -lt 120 ]; do : > dist/$i; rm dist/$i || exit 1; i=$((i+1)); done",
-        ]
+        loop = "mkdir dist/$i; : > dist/$i/f; rm -r dist/$i || exit 1; i=$((i+1))"
+        command = ["sh", "-c", f"i=0; while [ $i -lt 120 ]; do {loop}; done"]
     done = sandbox.run(*command, cwd=root)
     assert done.returncode == 0, done.stderr
     assert len(sandbox.trashed_names()) == 120

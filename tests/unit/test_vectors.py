@@ -33,6 +33,7 @@ LEDGER = load("ledger.json")
 CLASSIFY = load("classify.json")
 IDENTITIES = load("exemptids.json")
 KEEPER = load("keeper.json")
+CHURN = load("churn.json")
 
 
 @pytest.mark.parametrize("case", INFO["encode"], ids=case_ids(INFO["encode"]))
@@ -118,6 +119,7 @@ def test_js_engine_passes_the_same_vectors(node):
     expected = sum(len(INFO[k]) for k in ("encode", "decode", "render")) + len(NAMES)
     expected += len(LEDGER["cases"]) + len(CLASSIFY["cases"]) + len(KEEPER["cases"])
     expected += sum(len(IDENTITIES[k]) for k in ("parse", "record", "verdict"))
+    expected += 1 + len(CHURN["cases"])  # the limit, then each case
     assert summary["passed"] == expected
     assert proc.returncode == 0
 
@@ -156,4 +158,14 @@ def test_exempt_verdict(case):
         lambda root: root.real in case["sameMount"],
         roots,
     )
+    assert got is case["expected"]
+
+
+@pytest.mark.parametrize("case", CHURN["cases"], ids=lambda c: c["name"])
+def test_churn_verdict(case):
+    from safedel.core.policy import churn
+
+    assert CHURN["limit"] == churn.LIMIT
+    mode = 0o040755 if case["directory"] else 0o100644
+    got = churn.verdict(case["btime"], CHURN["start"], case["now"], mode, case["entries"])
     assert got is case["expected"]

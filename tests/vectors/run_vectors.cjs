@@ -95,5 +95,12 @@ for (const c of identities.verdict) {
   const got = exemptids.verdict(c.place, c.placeId, ancestor, sameMount, c.roots);
   check(`exempt verdict: ${c.name}`, got, c.expected);
 }
+const churn = require(path.join(shimDir, 'churn.cjs'));
+const churnVectors = load('churn.json');
+check('churn limit', churn.LIMIT, churnVectors.limit);
+for (const c of churnVectors.cases) {
+  const got = churn.verdict(c.btime, churnVectors.start, c.now, c.directory, c.entries);
+  check(`churn: ${c.name}`, got, c.expected);
+}
 process.stdout.write(JSON.stringify({ passed, failures }) + '\n');
 process.exitCode = failures.length ? 1 : 0;

@@ -7,7 +7,7 @@ call time, so a process that changes its environment is seen as it is now.
 import os
 import sys
 
-from . import exemptids
+from . import caches, exemptids
 
 DEFAULT_THRESHOLD = 50
 _OPTIONAL = ("run", "digests", "bound", "home_trash", "exempt_ids", "tampered", "git")
@@ -189,7 +189,7 @@ def load(environ=None):
     policy = runrecord.fixed_policy(fixed)
     if "exempt" not in policy:
         raw = exempt_roots(environ, config)
-        policy["exempt"] = tuple(p for p in raw.split(os.pathsep) if p)
+        policy["exempt"] = caches.joined(tuple(p for p in raw.split(os.pathsep) if p), environ)
     if "outside_workspace" not in policy:
         raw = environ.get("SAFEDEL_OUTSIDE_WORKSPACE")
         policy["outside_workspace"] = config.get("outside_workspace") if raw is None else raw
