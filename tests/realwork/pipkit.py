@@ -23,28 +23,25 @@ def run(argv, **options):
     return done
 
 
+def download(directory, requirement):
+    """The wheel of requirement, from the package registry, into directory."""
+    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+    argv += ["--disable-pip-version-check", "-q", "-d", directory, requirement]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        message = f"{requirement} is not to be had from the registry: {done.stderr[-500:]}"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    (name,) = os.listdir(directory)
+    return os.path.join(directory, name)
+
+
 def download_pips(directory):
-    """{version: wheel path} for pip 26.3, the newest pip and the older pip."""
+    """{key: wheel path}: pip 26.3, the older pip and the newest pip."""
     wanted = {FIRST_GUARDED_PIP: f"pip=={FIRST_GUARDED_PIP}", OLDER_PIP: f"pip=={OLDER_PIP}"}
     wanted["newest"] = "pip"
-    wheels = {}
-    for key, requirement in wanted.items():
-        target = os.path.join(directory, key)
-        argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
-        done = subprocess.run(
-            [*argv, "--disable-pip-version-check", "-q", "-d", target, requirement],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if done.returncode != 0:
-            message = f"pip is not to be had from the registry: {done.stderr.strip()[-500:]}"
-            if IN_CI:
-                pytest.fail(message)
-            pytest.skip(message)
-        (name,) = os.listdir(target)
-        wheels[key] = os.path.join(target, name)
-    return wheels
+    return {key: download(os.path.join(directory, key), r) for key, r in wanted.items()}
 
 
 def version_of(wheel):

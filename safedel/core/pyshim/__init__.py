@@ -12,7 +12,8 @@ new: the deletion logic (oscalls, with paths and exemptcall) loads at the first
 deletion, the rmtree wrapper (rmtree) when shutil is imported, early when a module bound
 os functions before the shim came, and pipuninstall when pip's uninstaller is imported.
 When pip's install command is imported, everything loads at once (preload): pip 26.3
-forbids imports once an install starts.
+forbids imports once an install starts. pipbuild keeps the shim in pip's build
+environments, which rewrite PYTHONPATH.
 """
 
 import os
@@ -189,6 +190,10 @@ class PatchAfterLoad:
             from . import pipuninstall
 
             pipuninstall.patch(module)
+        elif module.__name__ in _PIP_BUILD_ENVS:
+            from . import pipbuild
+
+            pipbuild.patch(module, sys.modules[_ENGINE[:-1]].__path__[0])
         elif module.__name__ == _PIP_INSTALL:
             # pip 26.3 blocks every import once its install starts: load it all now.
             _load_engine(everything=True)
@@ -200,7 +205,13 @@ class PatchAfterLoad:
 
 _PIP_UNINSTALL = "pip._internal.req.req_uninstall"
 _PIP_INSTALL = "pip._internal.commands.install"
-_WATCHED = ("shutil", "os", _PIP_UNINSTALL, _PIP_INSTALL)
+# pip's build environments (pipbuild): the class before pip 26, the package since.
+_PIP_BUILD_ENVS = (
+    "pip._internal.build_env",
+    "pip._internal.build_env.venv",
+    "pip._internal.build_env.virtual",
+)
+_WATCHED = ("shutil", "os", _PIP_UNINSTALL, _PIP_INSTALL, *_PIP_BUILD_ENVS)
 
 
 class Watcher:
