@@ -11,6 +11,9 @@ This module is what every shimmed interpreter loads at start-up, so it imports n
 new: the deletion logic (oscalls, with paths and exemptcall) loads at the first
 deletion, the rmtree wrapper (rmtree) when shutil is imported, early when a module bound
 os functions before the shim came, and pipuninstall when pip's uninstaller is imported.
+When pip's install command is imported, everything loads at once (preload): pip 26.3
+forbids imports once an install starts. pipbuild keeps the shim in pip's build
+environments, which rewrite PYTHONPATH.
 """
 
 import os
@@ -45,10 +48,11 @@ def deletions():
     return _deletions[0]
 
 
-def _load_engine():
+def _load_engine(everything=False):
     """Import the engine at the first deletion, with the collector off and signals held
     back: a finalizer or a signal handler that deletes while the engine is half
-    imported would find it partially initialised. Held signals arrive right after."""
+    imported would find it partially initialised. Held signals arrive right after.
+    With everything, import all that any later deletion can need (see preload)."""
     import gc
 
     collecting = gc.isenabled()
@@ -56,11 +60,17 @@ def _load_engine():
     held = _hold_signals()
     try:
         from . import oscalls
+
+        if not _deletions:
+            _deletions.append(oscalls)
+        if everything:
+            from . import preload
+
+            preload.load_everything(_ENGINE[:-1])
     finally:
         _release_signals(held)
         if collecting:
             gc.enable()
-    _deletions.append(oscalls)
 
 
 def _hold_signals():
@@ -180,6 +190,13 @@ class PatchAfterLoad:
             from . import pipuninstall
 
             pipuninstall.patch(module)
+        elif module.__name__ in _PIP_BUILD_ENVS:
+            from . import pipbuild
+
+            pipbuild.patch(module, sys.modules[_ENGINE[:-1]].__path__[0])
+        elif module.__name__ == _PIP_INSTALL:
+            # pip 26.3 blocks every import once its install starts: load it all now.
+            _load_engine(everything=True)
         else:
             from . import rmtree
 
@@ -187,7 +204,14 @@ class PatchAfterLoad:
 
 
 _PIP_UNINSTALL = "pip._internal.req.req_uninstall"
-_WATCHED = ("shutil", "os", _PIP_UNINSTALL)
+_PIP_INSTALL = "pip._internal.commands.install"
+# pip's build environments (pipbuild): the class before pip 26, the package since.
+_PIP_BUILD_ENVS = (
+    "pip._internal.build_env",
+    "pip._internal.build_env.venv",
+    "pip._internal.build_env.virtual",
+)
+_WATCHED = ("shutil", "os", _PIP_UNINSTALL, _PIP_INSTALL, *_PIP_BUILD_ENVS)
 
 
 class Watcher:
