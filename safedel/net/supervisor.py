@@ -123,10 +123,11 @@ class Supervisor:
         self._settings = settings.load(self._environ)
         self._exempt = exempt.of_run(self._settings)
         self._memory = notify.Memory()
-        if not self._after_run:  # after the run, every deletion is ENOSYS
-            self._quick = quick.Quick(
-                self._names, self._memory, self._exempt, self._channel.still_valid
-            )
+        # After the run too: what an exempt root holds (a temp file, the resource
+        # tracker's shared memory) goes at once; every other deletion is ENOSYS then.
+        self._quick = quick.Quick(
+            self._names, self._memory, self._exempt, self._channel.still_valid
+        )
 
     def _judging(self):
         from . import moves, places

@@ -61,10 +61,29 @@ function roots(env) {
   return found.get(key);
 }
 
-// exempt with the caches added; none when exempt is empty (`--no-exempt`).
+// The kernel's POSIX IPC dir, as caches.py kernel_ipc: /dev/shm when it is a mount of
+// its own (sem_open's and shm_unlink's names; nobody keeps those).
+const KERNEL_IPC = '/dev/shm';
+let ipc = null;
+function kernelIpc() {
+  if (ipc === null) {
+    try {
+      const { lstatSync } = require('./originals.cjs');
+      const st = lstatSync(KERNEL_IPC);
+      const parent = statSync(nativePath.dirname(KERNEL_IPC));
+      ipc = st.isDirectory() && st.dev !== parent.dev ? [KERNEL_IPC] : [];
+    } catch {
+      ipc = [];
+    }
+  }
+  return ipc;
+}
+
+// exempt with the caches and the kernel's IPC dir added; none when exempt is empty
+// (`--no-exempt`).
 function joined(exempt, env) {
   if (!exempt.length) return exempt;
-  return [...exempt, ...roots(env).filter((c) => !exempt.includes(c))];
+  return [...exempt, ...[...roots(env), ...kernelIpc()].filter((c) => !exempt.includes(c))];
 }
 
 module.exports = { PLACES, candidates, roots, joined };

@@ -8,6 +8,13 @@ fixed by device and inode, and a target counts only on that directory's own moun
 directory merely named like a cache is not one: only these places under the user's
 home, each a directory owned by the user when it is fixed, and never the home itself
 or a folder that holds it. shims/node/caches.cjs lists the same places.
+
+The kernel's POSIX IPC directory joins them too: glibc's sem_open links and unlinks
+`sem.*` names in /dev/shm and shm_unlink removes a shared memory object there
+(multiprocessing's Lock, Pool, SharedMemory), and nobody keeps those. It counts only
+as /dev/shm itself, a mount of its own (not a symlink, not a folder of /dev), fixed by
+identity like the rest; a workspace file cannot be renamed onto another mount, so
+what lies there was made there.
 """
 
 import os
@@ -71,9 +78,26 @@ def _usable(environ):
             yield place
 
 
+KERNEL_IPC = "/dev/shm"
+
+
+def kernel_ipc():
+    """(KERNEL_IPC,) when it is a mount point of its own here, else ()."""
+    if not _found.get(KERNEL_IPC):
+        try:
+            st, parent = os.lstat(KERNEL_IPC), os.stat(os.path.dirname(KERNEL_IPC))
+            mounted = os.path.isdir(KERNEL_IPC) and not os.path.islink(KERNEL_IPC)
+            _found[KERNEL_IPC] = (KERNEL_IPC,) if mounted and st.st_dev != parent.st_dev else ()
+        except OSError:
+            _found[KERNEL_IPC] = ()
+    return _found[KERNEL_IPC]
+
+
 def joined(exempt, environ):
-    """exempt (a tuple of roots) with the caches added; none when exempt is empty: no
-    exempt root at all (`--no-exempt`) means nothing is deleted for real."""
+    """exempt (a tuple of roots) with the caches and the kernel's IPC dir added; none
+    when exempt is empty: no exempt root at all (`--no-exempt`) means nothing is
+    deleted for real."""
     if not exempt:
         return exempt
-    return exempt + tuple(c for c in roots(environ) if c not in exempt)
+    extra = (*roots(environ), *kernel_ipc())
+    return exempt + tuple(c for c in extra if c not in exempt)
