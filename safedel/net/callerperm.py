@@ -89,7 +89,12 @@ def same_as_supervisor(tid):
     status: no more than that is parsed)."""
     if not _own_key:
         _own_key.append(_key(_read(b"/proc/self/status")))
-    return _key(_status(tid)) == _own_key[0]
+        _own_key.append(_userns(b"self"))
+    if _key(_status(tid)) != _own_key[0]:
+        return False
+    # The same capabilities count only in the supervisor's own user namespace: in one
+    # of its own (`unshare -r`) they reach only the files that namespace maps.
+    return _userns(b"%d" % tid) == _own_key[1]
 
 
 _own = []  # the supervisor's Credentials.key() and user namespace inode
@@ -101,14 +106,15 @@ def denies(tid, parent_st, st):
     return _denies(tid, parent_st, st)
 
 
-def _denies(tid, parent_st, st):
-    """denies(), or with st None: whether tid may make an entry in parent_st."""
+def _denies(tid, parent_st, st, need=3):
+    """denies(), or with st None: whether tid may make an entry in parent_st (need:
+    the rwx bits wanted on parent_st, write and search by default)."""
     caller = Credentials(_status(tid))
     if not _own:
         _own.extend((Credentials(_read(b"/proc/self/status")).key(), _userns(b"self")))
-    if caller.key() == _own[0]:
-        return 0  # the supervisor's own move meets the same rules as the kernel's unlink
     foreign = _userns(str(tid).encode()) != _own[1]
+    if caller.key() == _own[0] and not foreign:
+        return 0  # the supervisor's own move meets the same rules as the kernel's unlink
     maps = (_ranges(tid, b"uid_map"), _ranges(tid, b"gid_map")) if foreign else None
 
     def capable(cap, of):
@@ -117,9 +123,9 @@ def _denies(tid, parent_st, st):
         return maps is None or (_in(maps[0], of.st_uid) and _in(maps[1], of.st_gid))
 
     granted = _bits(caller, parent_st)  # write (2) and search (1) are needed
-    if granted & 3 != 3 and not (
+    if granted & need != need and not (
         capable(CAP_DAC_OVERRIDE, parent_st)
-        or (granted & 3 == 2 and capable(CAP_DAC_READ_SEARCH, parent_st))
+        or (granted & need == need & 2 and capable(CAP_DAC_READ_SEARCH, parent_st))
     ):
         return errno.EACCES
     if st is None:
@@ -143,6 +149,12 @@ def callers_match():
 
 
 _match = []
+
+
+def denies_write(tid, st):
+    """0 when thread tid may write the directory st (a directory moved to another
+    parent has its '..' rewritten), else EACCES."""
+    return _denies(tid, st, None, need=2)
 
 
 def denies_arrival(tid, parent_st):

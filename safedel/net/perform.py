@@ -65,8 +65,6 @@ def unlink(tid, parent_fd, name, removes_dir, trailing=False):
 def rename(tid, source, destination, flags):
     """Rename source to destination (net.target.Target each) for thread tid as
     renameat2 would: 0, or its errno."""
-    if flags & RENAME_WHITEOUT and not callerperm.callers_match():
-        return errno.EPERM  # a whiteout needs CAP_MKNOD the caller may lack: refused
     try:
         st = os.stat(source.name, dir_fd=source.parent_fd, follow_symlinks=False)
         if (source.trailing or destination.trailing) and not stat.S_ISDIR(st.st_mode):
@@ -82,15 +80,27 @@ def rename(tid, source, destination, flags):
 
 
 def _caller_denied(tid, source, destination, st, flags):
-    denied = callerperm.denies(tid, os.fstat(source.parent_fd), st)
-    if denied:
-        return denied
-    there = os.fstat(destination.parent_fd)
+    """The errno the kernel gives tid for this rename, in the kernel's order: a name
+    taken under RENAME_NOREPLACE is EEXIST before any right is checked."""
+    here, there = os.fstat(source.parent_fd), os.fstat(destination.parent_fd)
     try:
         present = os.stat(destination.name, dir_fd=destination.parent_fd, follow_symlinks=False)
     except FileNotFoundError:
-        return 0 if flags & RENAME_EXCHANGE else callerperm.denies_arrival(tid, there)
-    return callerperm.denies(tid, there, present)
+        present = None
+    if present is not None and flags & RENAME_NOREPLACE:
+        return 0  # the supervisor's own renameat2 answers EEXIST
+    denied = callerperm.denies(tid, here, st)
+    if not denied and present is None:
+        denied = 0 if flags & RENAME_EXCHANGE else callerperm.denies_arrival(tid, there)
+    elif not denied:
+        denied = callerperm.denies(tid, there, present)
+    moving_dir = stat.S_ISDIR(st.st_mode) and (here.st_dev, here.st_ino) != (
+        there.st_dev,
+        there.st_ino,
+    )
+    if not denied and moving_dir:
+        denied = callerperm.denies_write(tid, st)  # its '..' changes: write on it too
+    return denied
 
 
 def refused_spelling(raw):

@@ -179,6 +179,9 @@ class Supervisor:
         if self._after_run:
             channel.answer(notif_id, errno.ENOSYS)  # nobody judges deletions any more
             return
+        if name == "unlinkat" and notif[8] & 0xFFFFFFFF & ~target.AT_REMOVEDIR:
+            channel.answer(notif_id, errno.EINVAL)  # as the kernel, before any lookup
+            return
         dirfd, address, removes_dir = target.arguments(self._names, notif[3], notif[6:])
         try:
             raw = self._memory.string(tid, address)

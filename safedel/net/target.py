@@ -113,6 +113,8 @@ def locate(tid, dirfd, raw, removes_dir):
     elif dirfd == AT_FDCWD:
         base = b"/proc/%d/cwd/%s" % (tid, head)
     else:
+        if dirfd < 0 or not os.path.lexists(b"/proc/%d/fd/%d" % (tid, dirfd)):
+            raise OSError(errno.EBADF, "no such descriptor")  # the kernel's answer
         base = b"/proc/%d/fd/%d/%s" % (tid, dirfd, head)
     return base, name, trailing, head
 
