@@ -33,6 +33,13 @@ def short_lived(parent_fd, name, started, now_ns=None):
     return now_ns - entry.btime_ns <= _LIMIT_NS
 
 
+def pointer_places():
+    """The real paths of the run pointers' folders (core/contract/runpointer.py)."""
+    from ..core.policy.churn import pointer_places
+
+    return pointer_places()
+
+
 def excluded(path, kept):
     """Whether path (real str) lies in one of kept (real str roots) or in a git dir."""
     if os.sep + ".git" + os.sep in path + os.sep:

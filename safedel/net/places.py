@@ -58,6 +58,7 @@ class Places:
         self._state = _prefixes([settings.state_dir])
         self._report = os.path.realpath(settings.report) if settings.report else None
         kept = [*(os.path.realpath(t) for t in trashes), os.path.realpath(settings.state_dir)]
+        kept += churn.pointer_places()  # no churn there: a run's pointers are state
         self._kept = tuple(kept + ([self._report] if self._report else []))
         # The run's own roots (its settings), never what the command's environment says.
         roots = exempt.workspace_roots(settings)

@@ -154,4 +154,4 @@ function* pointers() {
   if (hit !== null) yield hit;
 }
 
-module.exports = { enclosing, pointers };
+module.exports = { enclosing, pointers, places };

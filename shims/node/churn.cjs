@@ -36,10 +36,17 @@ function real(path) {
   }
 }
 
+let pointerFolders = null;
+
 function kept(settings, env) {
   const home = settings.homeTrash || require('./trashroots.cjs').homeTrash(env).toString();
   const places = [home, settings.trashDir, settings.stateDir, settings.report];
-  return places.filter(Boolean).map(real);
+  if (pointerFolders === null) {
+    // The run pointers' folders (ancestry.cjs places): state of safedel's, never churn.
+    const found = process.platform === 'linux' ? [...require('./ancestry.cjs').places()] : [];
+    pointerFolders = found.map(([root, parts]) => nativePath.join(root, ...parts));
+  }
+  return [...places, ...pointerFolders].filter(Boolean).map(real);
 }
 
 function excluded(shown, settings, env) {

@@ -98,4 +98,19 @@ def _kept(target, settings):
     shown = target.shown
     if settings.report and os.path.realpath(settings.report) == shown:
         return True
-    return any(workspace.inside(shown, root) for root in kept.roots(settings, (os.sep,)))
+    roots = (*kept.roots(settings, (os.sep,)), *pointer_places())
+    return any(workspace.inside(shown, root) for root in roots)
+
+
+_pointers = []
+
+
+def pointer_places():
+    """The real paths of the run pointers' folders (core/contract/runpointer.py): state
+    of safedel's, never churn. Found once per process."""
+    if not _pointers:
+        from ..contract import runpointer
+
+        found = (os.path.realpath(os.path.join(r, *p)) for r, p in runpointer.places())
+        _pointers.append(tuple(found))
+    return _pointers[0]
