@@ -14,6 +14,7 @@ the usual way.
 
 import os
 import sys
+from _frozen_importlib import ModuleSpec  # the import system's own, always loaded
 
 BUNDLE = "safedel_core.bundle"  # its layout: core/gnu/bundle.py, which writes it
 _PACKAGE = __name__.rsplit(".", 2)[0]  # the engine root, two levels up from gnu.launch
@@ -32,17 +33,14 @@ class _BundleFinder:
         self.plans, self.extensions = plans, extensions
 
     def _spec(self, name, relative):
-        from _frozen_importlib import ModuleSpec
-
-        is_package = self.index[relative][2]
         where = f"{self.origin_dir}/{relative.replace('.', '/')}" if relative else self.origin_dir
-        origin = f"{where}/__init__.py" if is_package else f"{where}.py"
         # No has_location: importlib would then work out a __cached__ path for each
         # module (there is no .pyc to name); exec_module sets __file__ itself.
-        spec = ModuleSpec(name, self, origin=origin, is_package=is_package)
-        if is_package:
+        if self.index[relative][2]:
+            spec = ModuleSpec(name, self, origin=where + "/__init__.py")
             spec.submodule_search_locations = [where]
-        return spec
+            return spec
+        return ModuleSpec(name, self, origin=where + ".py")
 
     def find_spec(self, name, path=None, target=None):
         relative = _relative(name)
@@ -61,7 +59,6 @@ class _BundleFinder:
             os.stat(origin)
         except OSError:
             return None
-        from _frozen_importlib import ModuleSpec
         from _frozen_importlib_external import ExtensionFileLoader
 
         spec = ModuleSpec(name, ExtensionFileLoader(name, origin), origin=origin)
