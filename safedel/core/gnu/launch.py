@@ -53,7 +53,7 @@ class _BundleFinder:
         where the usual search would also look (a directory of sys.path) and it is
         there; None leaves it to that search."""
         origin = self.extensions[name]
-        if os.path.dirname(origin) not in sys.path[1:]:
+        if os.path.dirname(origin) not in sys.path:
             return None
         try:
             os.stat(origin)
