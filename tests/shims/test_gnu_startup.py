@@ -227,3 +227,35 @@ def test_a_named_shared_library_is_loaded_only_from_where_the_search_would_look(
     assert str(tmp_path) not in sys.path
     assert finder(str(elsewhere)).find_spec("fcntl") is None
     assert finder(fcntl.__file__).find_spec("termios") is None
+
+
+def test_under_a_run_the_plan_leaves_out_the_config_file(shim_home):
+    # A run's record fixes every setting: a launcher under one reads no config file.
+    plans = bundle_plans(shim_home)
+    for name in ("rm", "rmdir", "unlink", "find"):
+        outside, inside = plans[name][0], plans[name + ":run"][0]
+        assert "contract.confirmed" in outside
+        assert set(inside) == set(outside) - {"contract.confirmed"}
+
+
+def test_under_a_run_a_simple_removal_needs_nothing_beyond_its_plan(sandbox):
+    # Under `safedel run`, with -X importtime: what went through the import system is
+    # shown, and of the engine that is only what the bundle's boot imports itself (the
+    # turn's first removal also starts its ledger, so the second one is traced).
+    script = (
+        'rm=$(command -v rm); py=$(head -n1 "$rm" | cut -c3- | cut -d" " -f1); '
+        'echo x > victim && "$rm" victim && echo x > victim && '
+        '"$py" -I -S -X importtime "$rm" victim'
+    )
+    done = sandbox.run("sh", "-c", script)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert not (sandbox.work / "victim").exists()
+    assert len(sandbox.trashed_names()) == 2
+    names = {
+        line.split("|")[-1].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "encodings" in names  # the trace is there
+    engine = {name for name in names if name.startswith("safedel_core")}
+    assert engine == {"safedel_core", "safedel_core.gnu"}, sorted(engine)

@@ -11,7 +11,8 @@ plans, {extension module: its file})), then each module's marshalled code, then 
 plan's. A launcher reads the header, BOOT and the index, then its plan and only the
 other modules it imports, each with one pread: never the whole file.
 
-A plan ({launcher: (modules, offset, (length, ...))}) names the modules a launcher's
+A plan ({launcher: (modules, offset, (length, ...))}, and one per launcher + RUN for a
+launcher under a run, which reads no config file) names the modules a launcher's
 usual path imports, each after those it imports at its top, and holds their code again
 in pieces, each a marshalled tuple of the next modules' code, one after the other from
 offset: gnu/launch.py runs them in that order before the launcher's work, so no import
@@ -24,7 +25,7 @@ instead of searching its path for it (gnu/launch.py: _BundleFinder.find_spec).
 
 import os
 
-from .launch import BUNDLE  # noqa: F401 (the name the launchers open)
+from .launch import BUNDLE, RUN  # noqa: F401 (BUNDLE: the name the launchers open)
 
 HEADER = 12
 
@@ -48,6 +49,9 @@ ON_EVERY_REMOVAL = (
     "trash.orphans",
     "guard.keeperview",  # every take on Linux looks for a run's keeper
 )
+# What a removal outside a run also imports from inside functions: a run's record fixes
+# every setting, so a launcher under one reads no config file and needs none of these.
+OUTSIDE_A_RUN = ("contract.confirmed",)
 # A new process pays for every page it touches first (a few µs each in a VM): a plan
 # read in pieces of at most this many bytes reuses one piece's buffer for the next,
 # where one read of the whole plan would touch a fresh page for every 4 kB of it.
@@ -101,11 +105,15 @@ def write_bundle(core_dir, target, origin_dir):
     # modules at once, which share most of their names and constants.
     plans = {}
     for launcher, entry in ENTRIES.items():
-        order = _in_import_order((*entry, *ON_EVERY_REMOVAL), imports)
-        pieces = [marshal.dumps(piece) for piece in _pieces([codes[m] for m in order])]
-        plans[launcher] = (order, offset, tuple(len(piece) for piece in pieces))
-        blobs += pieces
-        offset += sum(len(piece) for piece in pieces)
+        for name, roots in (
+            (launcher, (*entry, *ON_EVERY_REMOVAL, *OUTSIDE_A_RUN)),
+            (launcher + RUN, (*entry, *ON_EVERY_REMOVAL)),
+        ):
+            order = _in_import_order(roots, imports)
+            pieces = [marshal.dumps(piece) for piece in _pieces([codes[m] for m in order])]
+            plans[name] = (order, offset, tuple(len(piece) for piece in pieces))
+            blobs += pieces
+            offset += sum(len(piece) for piece in pieces)
     boot_origin = os.path.join(origin_dir, "gnu", "launch.py")
     boot = marshal.dumps(compile(BOOT, boot_origin, "exec"))
     header = marshal.dumps((index, plans, _extension_files()))

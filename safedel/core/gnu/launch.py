@@ -17,6 +17,7 @@ import sys
 from _frozen_importlib import ModuleSpec  # the import system's own, always loaded
 
 BUNDLE = "safedel_core.bundle"  # its layout: core/gnu/bundle.py, which writes it
+RUN = ":run"  # a launcher's plan under a run: <launcher>:run
 _PACKAGE = __name__.rsplit(".", 2)[0]  # the engine root, two levels up from gnu.launch
 
 
@@ -246,7 +247,9 @@ def main(name, argv):
         exec_real(name, argv[0], args)
     finder = use_bundle()
     if finder is not None:
-        finder.preload(name)
+        # Which plan only decides what is loaded ahead: the run is found from the process
+        # tree all the same, and a module off the plan is imported when it is needed.
+        finder.preload(name + RUN if os.environ.get("SAFEDEL_RUN_ID") else name)
     if name == "find":
         from . import find
 
