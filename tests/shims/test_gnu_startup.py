@@ -172,3 +172,90 @@ def test_a_damaged_plan_falls_back_to_the_usual_imports(sandbox, shim_home, tmp_
     assert b"Traceback" not in done.stderr
     assert not (sandbox.work / "victim").exists()
     assert len(os.listdir(sandbox.trash / "files")) == 1
+
+
+def test_a_damaged_later_piece_of_a_plan_falls_back_for_the_rest(sandbox, shim_home, tmp_path):
+    # A plan is read in pieces: the modules of the pieces before the damaged one are
+    # preloaded, the rest imported the usual way, and the removal goes through.
+    home = private_home(tmp_path)
+    bundle = home / "lib" / "safedel_core.bundle"
+    data = bytearray(bundle.read_bytes())
+    boot, size = int.from_bytes(data[4:8], "little"), int.from_bytes(data[8:12], "little")
+    _names, offset, lengths = bundle_plans(home)["rm"]
+    assert len(lengths) > 1
+    data[12 + boot + size + offset + sum(lengths[:-1])] = 0  # not a marshal type code
+    bundle.write_bytes(bytes(data))
+    (sandbox.work / "victim").write_bytes(b"x")
+    done, names = run_launcher(sandbox, shim_home, "rm", ["victim"], home=str(home))
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert b"Traceback" not in done.stderr
+    assert not (sandbox.work / "victim").exists()
+    assert "fcntl" in names  # the info file was locked while its item moved
+
+
+def bundle_extensions(home):
+    import marshal
+
+    data = (pathlib.Path(home) / "lib" / "safedel_core.bundle").read_bytes()
+    boot, size = int.from_bytes(data[4:8], "little"), int.from_bytes(data[8:12], "little")
+    return marshal.loads(data[12 + boot : 12 + boot + size])[2]
+
+
+def test_the_bundle_names_the_shared_libraries_a_launcher_loads(shim_home):
+    import fcntl
+
+    assert bundle_extensions(shim_home) == {"fcntl": fcntl.__file__}
+
+
+def test_a_named_shared_library_is_loaded_only_from_where_the_search_would_look(tmp_path):
+    import fcntl
+    import sys
+
+    from safedel.core.gnu import launch
+
+    def finder(origin):
+        return launch._BundleFinder(None, 0, {}, str(tmp_path), {}, {"fcntl": origin})
+
+    spec = finder(fcntl.__file__).find_spec("fcntl")
+    assert spec.origin == fcntl.__file__ and spec.loader.path == fcntl.__file__
+    assert spec.has_location
+    # Gone, or somewhere the usual search would not look: the usual import decides.
+    missing = os.path.join(os.path.dirname(fcntl.__file__), "gone-fcntl.so")
+    assert finder(missing).find_spec("fcntl") is None
+    elsewhere = tmp_path / os.path.basename(fcntl.__file__)
+    shutil.copy(fcntl.__file__, elsewhere)
+    assert str(tmp_path) not in sys.path
+    assert finder(str(elsewhere)).find_spec("fcntl") is None
+    assert finder(fcntl.__file__).find_spec("termios") is None
+
+
+def test_under_a_run_the_plan_leaves_out_the_config_file(shim_home):
+    # A run's record fixes every setting: a launcher under one reads no config file.
+    plans = bundle_plans(shim_home)
+    for name in ("rm", "rmdir", "unlink", "find"):
+        outside, inside = plans[name][0], plans[name + ":run"][0]
+        assert "contract.confirmed" in outside
+        assert set(inside) == set(outside) - {"contract.confirmed"}
+
+
+def test_under_a_run_a_simple_removal_needs_nothing_beyond_its_plan(sandbox):
+    # Under `safedel run`, with -X importtime: what went through the import system is
+    # shown, and of the engine that is only what the bundle's boot imports itself (the
+    # turn's first removal also starts its ledger, so the second one is traced).
+    script = (
+        'rm=$(command -v rm); py=$(head -n1 "$rm" | cut -c3- | cut -d" " -f1); '
+        'echo x > victim && "$rm" victim && echo x > victim && '
+        '"$py" -I -S -X importtime "$rm" victim'
+    )
+    done = sandbox.run("sh", "-c", script)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert not (sandbox.work / "victim").exists()
+    assert len(sandbox.trashed_names()) == 2
+    names = {
+        line.split("|")[-1].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "encodings" in names  # the trace is there
+    engine = {name for name in names if name.startswith("safedel_core")}
+    assert engine == {"safedel_core", "safedel_core.gnu"}, sorted(engine)

@@ -14,8 +14,6 @@ so a launcher there reads no config file at all.
 
 import os
 
-from . import confirmed
-
 OFF = ("0", "false", "no", "off")
 
 
@@ -120,6 +118,8 @@ class UserConfig:
 
     def standing(self):
         if self._standing is None:
+            from . import confirmed  # not loaded by a launcher under a run: it reads no file
+
             text, info = confirmed.read(self.path)
             if text is None and info is not None:
                 # A config safedel cannot read must not stop every command (or shell start-up).

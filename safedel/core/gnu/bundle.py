@@ -7,19 +7,25 @@ load the writer.
 
 The layout: MAGIC, then the lengths of BOOT's code and of the index (4 bytes each,
 little-endian), BOOT's code, the index (marshal: ({module: (offset, length, is_package)},
-plans)), then each module's marshalled code, then each plan's. A launcher reads the
-header, BOOT and the index, then its plan and only the other modules it imports, each
-with one pread: never the whole file.
+plans, {extension module: its file})), then each module's marshalled code, then each
+plan's. A launcher reads the header, BOOT and the index, then its plan and only the
+other modules it imports, each with one pread: never the whole file.
 
-A plan ({launcher: (modules, offset, length)}) names the modules a launcher's usual
-path imports, each after those it imports at its top, and holds their code again as
-one marshalled tuple: gnu/launch.py runs them in that order before the launcher's work,
-so no import of that path goes through the import system (_BundleFinder.preload).
+A plan ({launcher: (modules, offset, (length, ...))}, and one per launcher + RUN for a
+launcher under a run, which reads no config file) names the modules a launcher's
+usual path imports, each after those it imports at its top, and holds their code again
+in pieces, each a marshalled tuple of the next modules' code, one after the other from
+offset: gnu/launch.py runs them in that order before the launcher's work, so no import
+of that path goes through the import system (_BundleFinder.preload).
+
+The extension modules a launcher's usual path imports (fcntl) are named with the file
+the interpreter that builds the home finds them in: the launcher loads that file
+instead of searching its path for it (gnu/launch.py: _BundleFinder.find_spec).
 """
 
 import os
 
-from .launch import BUNDLE  # noqa: F401 (the name the launchers open)
+from .launch import BUNDLE, RUN  # noqa: F401 (BUNDLE: the name the launchers open)
 
 HEADER = 12
 
@@ -45,12 +51,23 @@ ON_EVERY_REMOVAL = (
     "trash.orphans",
     "guard.keeperview",  # every take on Linux looks for a run's keeper
 )
+# What a removal outside a run also imports from inside functions: a run's record fixes
+# every setting, so a launcher under one reads no config file and needs none of these.
+OUTSIDE_A_RUN = ("contract.confirmed",)
+# A new process pays for every page it touches first (a few µs each in a VM): a plan
+# read in pieces of at most this many bytes reuses one piece's buffer for the next,
+# where one read of the whole plan would touch a fresh page for every 4 kB of it.
+PIECE = 48 << 10
+# Standard modules the launchers' usual path imports that are shared libraries: the
+# launcher loads each from the file named here, without searching its path (a search
+# lists the stdlib's lib-dynload, about 80 files, and stats each path entry).
+EXTENSIONS = ("fcntl",)
 
 # Run by a launcher (shims/bin) with `handle` open on the bundle just past BOOT's code,
 # and `head` its first HEADER bytes: gnu/launch.py from the bundle, which then serves
 # the rest. sys.path[0] is the lib dir.
 BOOT = """
-_index, _plans = loads(handle.read(int.from_bytes(head[8:12], "little")))
+_index, _plans, _extensions = loads(handle.read(int.from_bytes(head[8:12], "little")))
 _base = 12 + int.from_bytes(head[4:8], "little") + int.from_bytes(head[8:12], "little")
 _start, _length, _ = _index["gnu.launch"]
 handle.seek(_base + _start)
@@ -58,7 +75,7 @@ gnulaunch = type(sys)("safedel_core.gnu.launch")
 gnulaunch.__file__ = sys.path[0] + "/safedel_core/gnu/launch.py"
 gnulaunch.__package__ = "safedel_core.gnu"
 exec(loads(handle.read(_length)), gnulaunch.__dict__)
-gnulaunch.from_bundle(handle, _base, _index, gnulaunch, _plans)
+gnulaunch.from_bundle(handle, _base, _index, gnulaunch, _plans, _extensions)
 """
 
 
@@ -86,22 +103,59 @@ def write_bundle(core_dir, target, origin_dir):
         index[module] = (offset, len(blob), is_package)
         blobs.append(blob)
         offset += len(blob)
-    # Each plan's modules also go in one piece: one read and one unmarshalling for the
-    # whole path, whose modules share most of their names and constants.
+    # Each plan's modules also go in a few pieces: a read and an unmarshalling for many
+    # modules at once, which share most of their names and constants.
     plans = {}
     for launcher, entry in ENTRIES.items():
-        order = _in_import_order((*entry, *ON_EVERY_REMOVAL), imports)
-        blob = marshal.dumps(tuple(codes[module] for module in order))
-        plans[launcher] = (order, offset, len(blob))
-        blobs.append(blob)
-        offset += len(blob)
+        for name, roots in (
+            (launcher, (*entry, *ON_EVERY_REMOVAL, *OUTSIDE_A_RUN)),
+            (launcher + RUN, (*entry, *ON_EVERY_REMOVAL)),
+        ):
+            order = _in_import_order(roots, imports)
+            pieces = [marshal.dumps(piece) for piece in _pieces([codes[m] for m in order])]
+            plans[name] = (order, offset, tuple(len(piece) for piece in pieces))
+            blobs += pieces
+            offset += sum(len(piece) for piece in pieces)
     boot_origin = os.path.join(origin_dir, "gnu", "launch.py")
     boot = marshal.dumps(compile(BOOT, boot_origin, "exec"))
-    header = marshal.dumps((index, plans))
+    header = marshal.dumps((index, plans, _extension_files()))
     with open(target, "wb") as handle:
         handle.write(MAGIC_NUMBER + len(boot).to_bytes(4, "little"))
         handle.write(len(header).to_bytes(4, "little") + boot + header)
         handle.write(b"".join(blobs))
+
+
+def _pieces(codes):
+    """codes in consecutive tuples, each marshalled to at most PIECE bytes where a
+    module allows (a bigger one goes alone)."""
+    import marshal
+
+    pieces, piece, size = [], [], 0
+    for code in codes:
+        length = len(marshal.dumps(code))
+        if piece and size + length > PIECE:
+            pieces.append(tuple(piece))
+            piece, size = [], 0
+        piece.append(code)
+        size += length
+    return [*pieces, tuple(piece)] if piece else pieces
+
+
+def _extension_files():
+    """{name: file} of EXTENSIONS as this interpreter finds them (the launchers run on
+    it); one it does not find, or finds built in, is left to the usual import."""
+    from importlib.machinery import ExtensionFileLoader
+    from importlib.util import find_spec
+
+    found = {}
+    for name in EXTENSIONS:
+        try:
+            spec = find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None and isinstance(spec.loader, ExtensionFileLoader):
+            found[name] = spec.origin
+    return found
 
 
 def _modules(core_dir):

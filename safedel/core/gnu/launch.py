@@ -14,8 +14,10 @@ the usual way.
 
 import os
 import sys
+from _frozen_importlib import ModuleSpec  # the import system's own, always loaded
 
 BUNDLE = "safedel_core.bundle"  # its layout: core/gnu/bundle.py, which writes it
+RUN = ":run"  # a launcher's plan under a run: <launcher>:run
 _PACKAGE = __name__.rsplit(".", 2)[0]  # the engine root, two levels up from gnu.launch
 
 
@@ -27,28 +29,42 @@ class _BundleFinder:
     bundle's index is keyed by dotted name below the engine root ("" for the root,
     "gnu" for gnu/__init__.py, "gnu.rm")."""
 
-    def __init__(self, handle, base, index, origin_dir, plans):
+    def __init__(self, handle, base, index, origin_dir, plans, extensions):
         self.handle, self.base, self.index, self.origin_dir = handle, base, index, origin_dir
-        self.plans = plans
+        self.plans, self.extensions = plans, extensions
 
     def _spec(self, name, relative):
-        from _frozen_importlib import ModuleSpec
-
-        is_package = self.index[relative][2]
         where = f"{self.origin_dir}/{relative.replace('.', '/')}" if relative else self.origin_dir
-        origin = f"{where}/__init__.py" if is_package else f"{where}.py"
         # No has_location: importlib would then work out a __cached__ path for each
         # module (there is no .pyc to name); exec_module sets __file__ itself.
-        spec = ModuleSpec(name, self, origin=origin, is_package=is_package)
-        if is_package:
+        if self.index[relative][2]:
+            spec = ModuleSpec(name, self, origin=where + "/__init__.py")
             spec.submodule_search_locations = [where]
-        return spec
+            return spec
+        return ModuleSpec(name, self, origin=where + ".py")
 
     def find_spec(self, name, path=None, target=None):
         relative = _relative(name)
         if relative is None or relative not in self.index:
-            return None
+            return None if name not in self.extensions else self._extension(name)
         return self._spec(name, relative)
+
+    def _extension(self, name):
+        """The spec of a standard shared-library module from the file the bundle names,
+        where the usual search would also look (a directory of sys.path) and it is
+        there; None leaves it to that search."""
+        origin = self.extensions[name]
+        if os.path.dirname(origin) not in sys.path:
+            return None
+        try:
+            os.stat(origin)
+        except OSError:
+            return None
+        from _frozen_importlib_external import ExtensionFileLoader
+
+        spec = ModuleSpec(name, ExtensionFileLoader(name, origin), origin=origin)
+        spec.has_location = True
+        return spec
 
     def create_module(self, spec):
         return None
@@ -77,21 +93,32 @@ class _BundleFinder:
 
         if _PACKAGE not in sys.modules or launcher not in self.plans:
             return
-        names, offset, length = self.plans[launcher]
-        data = os.pread(self.handle.fileno(), length, self.base + offset)
-        try:  # damaged bytes in the plan: every module is then imported the usual way
-            codes = tuple(loads(data)) if len(data) == length else ()
-        except (ValueError, EOFError, TypeError):
-            return
+        names, offset, lengths = self.plans[launcher]
+        done = 0
+        for length in lengths:  # in pieces: each one's buffer is reused for the next
+            data = os.pread(self.handle.fileno(), length, self.base + offset)
+            offset += length
+            try:  # damaged bytes in the plan: the rest is then imported the usual way
+                codes = tuple(loads(data)) if len(data) == length else ()
+            except (ValueError, EOFError, TypeError):
+                return
+            del data
+            if not codes or not self._run(zip(names[done : done + len(codes)], codes)):
+                return
+            done += len(codes)
+
+    def _run(self, planned):
+        """Run each (relative name, code) of planned into sys.modules; False at the
+        first that cannot run (it and the rest are then imported the usual way)."""
         modules = sys.modules
-        for relative, code in zip(names, codes):
+        for relative, code in planned:
             name = f"{_PACKAGE}.{relative}" if relative else _PACKAGE
             if name in modules:
                 continue
             parent_name, _, short = name.rpartition(".")
             parent = modules.get(parent_name)
             if parent is None:
-                return
+                return False
             spec = self._spec(name, relative)
             module = type(sys)(name)
             module.__spec__, module.__loader__, module.__file__ = spec, self, spec.origin
@@ -104,8 +131,9 @@ class _BundleFinder:
                 exec(code, module.__dict__)
             except Exception:
                 del modules[name]
-                return
+                return False
             setattr(parent, short, module)
+        return True
 
 
 def _relative(name):
@@ -115,13 +143,13 @@ def _relative(name):
     return name[len(_PACKAGE) + 1 :] if name.startswith(_PACKAGE + ".") else None
 
 
-def from_bundle(handle, base, index, module, plans):
+def from_bundle(handle, base, index, module, plans, extensions):
     """BOOT's end (core/gnu/bundle.py): serve the package and the rest of the engine
     from the bundle open as handle, with module (this one, made by BOOT) in its place."""
     if not _complete(handle, base, index, plans):
         raise ImportError("a damaged bundle")  # the launcher falls back to the files
     root = os.path.dirname(os.path.dirname(__file__))
-    finder = _BundleFinder(handle, base, index, root, plans)
+    finder = _BundleFinder(handle, base, index, root, plans, extensions)
     sys.meta_path.insert(0, finder)
     sys.modules[module.__name__] = module
     parent = module.__name__.rpartition(".")[0]
@@ -156,9 +184,9 @@ def use_bundle():
             raise ValueError("not a bundle of this interpreter")
         boot, size = int.from_bytes(head[4:8], "little"), int.from_bytes(head[8:12], "little")
         handle.seek(12 + boot)
-        index, plans = loads(handle.read(size))
+        index, plans, extensions = loads(handle.read(size))
         if _complete(handle, 12 + boot + size, index, plans):
-            finder = _BundleFinder(handle, 12 + boot + size, index, here, plans)
+            finder = _BundleFinder(handle, 12 + boot + size, index, here, plans, extensions)
             sys.meta_path.insert(0, finder)
             return finder
     except (OSError, ValueError, EOFError, TypeError):
@@ -169,7 +197,8 @@ def use_bundle():
 
 def _complete(handle, base, index, plans):
     """Whether the bundle holds every byte its index promises (a cut file does not)."""
-    pieces = [*(entry[:2] for entry in index.values()), *(plan[1:] for plan in plans.values())]
+    pieces = [entry[:2] for entry in index.values()]
+    pieces += [(plan[1], sum(plan[2])) for plan in plans.values()]
     end = base + max(offset + length for offset, length in pieces)
     return end == os.fstat(handle.fileno()).st_size
 
@@ -218,7 +247,9 @@ def main(name, argv):
         exec_real(name, argv[0], args)
     finder = use_bundle()
     if finder is not None:
-        finder.preload(name)
+        # Which plan only decides what is loaded ahead: the run is found from the process
+        # tree all the same, and a module off the plan is imported when it is needed.
+        finder.preload(name + RUN if os.environ.get("SAFEDEL_RUN_ID") else name)
     if name == "find":
         from . import find
 

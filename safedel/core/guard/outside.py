@@ -11,7 +11,7 @@ import os
 
 from ..policy import exemptroot, workspace
 from ..printable import printable
-from . import remedy, rule
+from . import rule
 
 KIND = "outsideWorkspace"
 QUESTION = "Allow deletions outside the workspace for the rest of this turn? [y/N] "
@@ -103,9 +103,11 @@ def check(settings, targets, refuse):
     # A name can hold a newline and a whole fake marker line: shown escaped, never raw.
     first = printable(found[0])
     first = first if len(found) == 1 else f"{first} and {len(found) - 1} more"
+    from .remedy import outside as remedy  # only on a refusal
+
     reason = (
         f"outside the workspace: {first} is in no workspace folder; nothing was deleted; "
-        + remedy.outside(settings)
+        + remedy(settings)
     )
     # A person who just said no at the terminal reads the one-line reason, not JSON.
     if not (answer is not None and markers.to_a_terminal()):

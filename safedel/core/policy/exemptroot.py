@@ -24,7 +24,7 @@ Node shim's by tests/vectors/exemptids.json.
 
 import os
 
-from .. import mounts, resolve
+from .. import resolve
 from ..contract import exemptids
 
 _DIR_FLAGS = (getattr(os, "O_PATH", 0) or os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0)
@@ -207,6 +207,8 @@ def _ancestor(fd, levels):
 def _mount_key(fd, st):
     """The mount the directory open as fd lies on: the kernel's mount id on Linux,
     elsewhere its device, which tells a volume apart but not a bind mount."""
+    from .. import mounts  # only for a target below a root's top
+
     if not mounts.LINUX:
         return st.st_dev
     try:
@@ -220,6 +222,8 @@ def _root_mount(root):
     key = (root.real, root.ident)
     found = _mounts.get(key)
     if found is None:
+        from .. import mounts
+
         if not mounts.LINUX:
             return root.ident[0]
         found = mounts.mount_of(root.real, root.ident)
@@ -232,6 +236,8 @@ def _root_mount(root):
 def _not_a_mount_point(path, st, usable):
     """Whether the directory at path (real, bytes; st its lstat) is on the mount of the
     root that holds it: not a mount point of its own."""
+    from .. import mounts
+
     shown = os.fsdecode(path)
     for root in usable:
         if not depth(shown, root.real) or st.st_dev != root.ident[0]:
