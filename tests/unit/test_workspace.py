@@ -1,6 +1,7 @@
 """Workspace roots: four scopes merged, the default, and a project that may not widen."""
 
 import os
+import sys
 import subprocess
 
 import pytest
@@ -106,6 +107,10 @@ def test_root_paths_prefers_what_safedel_run_handed_down(place, monkeypatch):
     env[workspace.ROOTS_VARIABLE] = os.pathsep.join(["/a", "/b"])
     assert workspace.root_paths(env) == ("/a", "/b")
     del env[workspace.ROOTS_VARIABLE]
+    # A Python shim loaded by an earlier test keeps its own start directory.
+    shim = sys.modules.get("safedel.core.pyshim")
+    if shim is not None:
+        monkeypatch.setattr(shim, "START_DIR", None, raising=False)
     monkeypatch.chdir(project / "sub")
     assert workspace.root_paths(env) == (os.path.realpath(project / "sub"),)
     assert workspace.containing(
