@@ -1,8 +1,8 @@
 """Workspace roots: four scopes merged, the default, and a project that may not widen."""
 
 import os
-import sys
 import subprocess
+import sys
 
 import pytest
 from conftest import require
