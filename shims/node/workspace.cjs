@@ -1,7 +1,8 @@
 'use strict';
 // Where a deletion lands, as in safedel/core/policy/workspace.py, outside.py and
 // regenerable.py: the location class of a target (workspace, exempt or outside), the
-// outside-workspace question, and the regenerable targets the guard leaves uncounted.
+// outside-workspace question, and the regenerable targets the guard leaves uncounted
+// (build outputs: buildoutput.cjs).
 // Paths are latin1 strings (one char per byte), as settings.cjs keeps them.
 
 const nativePath = require('path');
@@ -15,6 +16,7 @@ const EXEMPT = 'exempt';
 const OUTSIDE = 'outside';
 const CREATED = 'created-this-turn';
 const IGNORED = 'ignored';
+const BUILT = 'build-output';
 const START_DIR = Symbol.for('safedel.node.startDir');
 
 function trim(root) {
@@ -254,12 +256,13 @@ function ignored(path, env, startMs, settings) {
   return answer.has(path);
 }
 
-// Why path need not count ('created-this-turn' or 'ignored'), or null.
+// Why path need not count ('created-this-turn', 'ignored' or 'build-output'), or null.
 function regenerable(path, settings, env, ledgerStart) {
   const turn = turnStart(settings, env);
   const start = turn !== null ? turn : ledgerStart();
   if (createdSince(path, start)) return CREATED;
-  return ignored(path, env, start, settings) ? IGNORED : null;
+  if (ignored(path, env, start, settings)) return IGNORED;
+  return require('./buildoutput.cjs').output(path, start) ? BUILT : null;
 }
 
 module.exports = {

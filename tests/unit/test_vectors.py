@@ -34,6 +34,7 @@ CLASSIFY = load("classify.json")
 IDENTITIES = load("exemptids.json")
 KEEPER = load("keeper.json")
 CHURN = load("churn.json")
+BUILT = load("buildoutput.json")
 
 
 @pytest.mark.parametrize("case", INFO["encode"], ids=case_ids(INFO["encode"]))
@@ -120,6 +121,7 @@ def test_js_engine_passes_the_same_vectors(node):
     expected += len(LEDGER["cases"]) + len(CLASSIFY["cases"]) + len(KEEPER["cases"])
     expected += sum(len(IDENTITIES[k]) for k in ("parse", "record", "verdict"))
     expected += 1 + len(CHURN["cases"])  # the limit, then each case
+    expected += sum(len(BUILT[k]) for k in ("head", "statusPwd", "verdict"))
     assert summary["passed"] == expected
     assert proc.returncode == 0
 
@@ -169,3 +171,25 @@ def test_churn_verdict(case):
     mode = 0o040755 if case["directory"] else 0o100644
     got = churn.verdict(case["btime"], CHURN["start"], case["now"], mode, case["entries"])
     assert got is case["expected"]
+
+
+@pytest.mark.parametrize("case", BUILT["head"], ids=case_ids(BUILT["head"]))
+def test_build_output_head(case):
+    from safedel.core.guard import buildoutput
+
+    assert buildoutput.head_kind(bytes.fromhex(case["head_hex"])) == case["expected"]
+
+
+@pytest.mark.parametrize("case", BUILT["statusPwd"], ids=case_ids(BUILT["statusPwd"]))
+def test_configure_status_names_its_directory(case):
+    from safedel.core.guard import buildoutput
+
+    pwd = buildoutput.status_pwd(bytes.fromhex(case["head_hex"]))
+    assert (None if pwd is None else pwd.hex()) == case["expected_hex"]
+
+
+@pytest.mark.parametrize("case", BUILT["verdict"], ids=case_ids(BUILT["verdict"]))
+def test_build_output_verdict(case):
+    from safedel.core.guard import buildoutput
+
+    assert buildoutput.verdict(case["kind"], case["born"], case["anchor"]) is case["expected"]

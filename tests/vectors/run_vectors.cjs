@@ -102,5 +102,18 @@ for (const c of churnVectors.cases) {
   const got = churn.verdict(c.btime, churnVectors.start, c.now, c.directory, c.entries);
   check(`churn: ${c.name}`, got, c.expected);
 }
+const built = require(path.join(shimDir, 'buildoutput.cjs'));
+const builtVectors = load('buildoutput.json');
+for (const c of builtVectors.head) {
+  check(`build output head: ${c.name}`, built.headKind(hex(c.head_hex)), c.expected);
+}
+for (const c of builtVectors.statusPwd) {
+  const pwd = built.statusPwd(hex(c.head_hex));
+  const got = pwd === null ? null : Buffer.from(pwd, 'latin1').toString('hex');
+  check(`config.status: ${c.name}`, got, c.expected_hex);
+}
+for (const c of builtVectors.verdict) {
+  check(`build output: ${c.name}`, built.verdict(c.kind, c.born, c.anchor), c.expected);
+}
 process.stdout.write(JSON.stringify({ passed, failures }) + '\n');
 process.exitCode = failures.length ? 1 : 0;

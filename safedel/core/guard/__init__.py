@@ -11,7 +11,8 @@ remedy     : what a refusal tells its reader to do: a model to ask, a person a c
 prompt     : the question a person answers at a terminal
 signals    : the signal files a harness reads
 outside    : targets outside the workspace, refused until approved
-regenerable: targets made this turn or ignored by git, trashed but not counted
+regenerable: targets made this turn, ignored by git or made by the build: trashed, not counted
+buildoutput: what the build made, by content and by birth after the tree's configure step
 ignorerules: which of git's "ignored" answers the guard believes (rules older than the turn)
 
 May import: policy, report, contract, the leaves of core/, and git/inert.

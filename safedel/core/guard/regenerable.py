@@ -1,10 +1,10 @@
 """Regenerable targets: trashed like any other, but not counted by the bulk guard.
 
 A target is regenerable when this turn created it (its birth time, else its ctime, is
-not older than the turn's start) or when git ignores it by rules older than the turn
-(see ignorerules). Counting a configure script's `conftest.*` files or a build's
-`dist/` helps nobody; a tracked file, or an untracked one that existed before the
-turn, always counts.
+not older than the turn's start), when git ignores it by rules older than the turn
+(see ignorerules), or when the build itself made it (see buildoutput). Counting a
+configure script's `conftest.*` files, a build's `dist/` or a tarball's objects helps
+nobody; a tracked file, or a source that existed before the turn, always counts.
 
 This is decided only for a batch the guard would otherwise refuse, so the common path
 costs nothing. git itself decides what it ignores (`git check-ignore`, one process per
@@ -22,6 +22,7 @@ from . import ignorerules, ledger
 
 CREATED = "created-this-turn"
 IGNORED = "ignored"
+BUILT = "build-output"
 START_VARIABLE = "SAFEDEL_TURN_START"
 _ignored_dirs = set()
 _QUESTION = (*ignorerules.OPTIONS, "check-ignore", "-v", "--stdin", "-z")
@@ -249,6 +250,11 @@ def classify(settings, targets, environ=None):
     if real:
         found = ignored(list(real), environ, start, getattr(settings, "git", None))
         reasons.update((real[t], IGNORED) for t in found)
+        rest = [t for t in real if t not in found]
+        if rest:  # no git needed: what the build itself made (a tarball's make clean)
+            from . import buildoutput
+
+            reasons.update((real[t], BUILT) for t in buildoutput.outputs(rest, start))
     return reasons
 
 
