@@ -9,6 +9,7 @@ import sys
 import pytest
 from resultschema import valid_result
 
+from safedel.core.contract import caches
 from safedel.executor import childenv, shimhome
 
 
@@ -82,7 +83,12 @@ def test_contract_reaches_the_child(sandbox):
     expand = 'eval "bash_env=\\"$BASH_ENV\\""; printf %s "$bash_env"'
     expanded = subprocess.run(["bash", "-c", expand], env=env, capture_output=True, text=True)
     assert expanded.stdout == env["ENV"]
-    assert env["SAFEDEL_EXEMPT"] == str(sandbox.tmpdir)
+    # The temp dir, then the user's tool caches and the kernel's IPC dir that exist.
+    assert env["SAFEDEL_EXEMPT"].split(os.pathsep) == [
+        str(sandbox.tmpdir),
+        *caches.roots(env),
+        *caches.kernel_ipc(),
+    ]
 
 
 def test_each_run_gets_a_new_turn_unless_given(sandbox):
