@@ -148,7 +148,7 @@ def test_max_size_removes_the_oldest_until_the_trash_fits(sandbox):
 
 def test_regenerable_selector_takes_uncounted_items(sandbox):
     env = sandbox.base_env(SAFEDEL_THRESHOLD="2")
-    script = "for f in n1 n2 n3; do echo x > $f; done; rm n1 n2 n3"
+    script = "for f in n1 n2 n3; do mkdir $f && echo x > $f/x; done; rm -r n1 n2 n3"
     argv = [sys.executable, "-m", "safedel", "run", "--turn", "tr", "--", "sh", "-c", script]
     done = subprocess.run(argv, cwd=sandbox.work, env=env, capture_output=True)
     assert done.returncode == 0, done.stderr

@@ -73,7 +73,7 @@ def precious_and_churn(sandbox):
         "t-churn",
         "sh",
         "-c",
-        "for f in n1 n2 n3; do echo x > $f; done; rm n1 n2 n3",
+        "for f in n1 n2 n3; do mkdir $f && echo x > $f/x; done; rm -r n1 n2 n3",
         env=env,
     )
     counted = {
@@ -160,7 +160,13 @@ def test_max_size_never_evicts_the_users_items_for_a_commands_junk(sandbox):
     config.parent.mkdir(parents=True)
     config.write_text('max_size = "8K"\n')
     confirm_config(sandbox.state, config)  # a person's own setting, as `config trust` records
-    run(sandbox, "t-junk", "sh", "-c", "head -c 20000 /dev/urandom > junk && rm junk")
+    run(
+        sandbox,
+        "t-junk",
+        "sh",
+        "-c",
+        "mkdir junk && head -c 20000 /dev/urandom > junk/data && rm -r junk",
+    )
     values = json.dumps({"max_size": "8K"})
     done = safedel(sandbox, "purge", "--retention-pass", "--retention-values", values)
     assert done.returncode == 0, done.stderr
