@@ -3,7 +3,7 @@
 // safedel/core/guard/ignorerules.py: git is asked with nothing of the command's (no
 // GIT_* variable, the inert config of safedel/core/git/inert.py, no excludes file,
 // case-sensitive matching), and an answer holds only when every file behind it
-// predates the turn: the work tree's .git, the git dir's commondir and info/exclude,
+// predates the turn: the work tree's .git, the git dir's commondir, info/exclude and config,
 // and each .gitignore from the top down to the target's parent. An ignore rule the
 // command writes must not leave its own runaway deletion uncounted.
 // Paths are latin1 strings (one char per byte), as settings.cjs keeps them.
@@ -105,6 +105,8 @@ function believed(tree, answers, startMs) {
   const shared = firstLine(pathPosix.join(dir, 'commondir'));
   const common = shared ? pathPosix.join(dir, shared) : dir;
   if (!before(pathPosix.join(common, 'info', 'exclude'), startMs)) return found;
+  // The config decides where the work tree is (core.worktree): set this turn, no.
+  if (!before(pathPosix.join(common, 'config'), startMs)) return found;
   for (const path of answers.keys()) {
     const relative = pathPosix.relative(tree, pathPosix.dirname(path));
     const steps = relative === '' ? [] : relative.split('/');

@@ -33,13 +33,23 @@ function procStat(pid) {
   }
 }
 
+// This process's pid as /proc numbers it (keeperfind.py own_pid): in a pid namespace
+// of its own process.pid is 1, while /proc, still the run's, leads up to the keeper.
+function ownPid() {
+  try {
+    return Number(require('fs').readlinkSync('/proc/self')) || process.pid;
+  } catch {
+    return process.pid;
+  }
+}
+
 // The outermost keeper among this process and its ancestors.
 function find() {
   if (process.platform !== 'linux') return null;
   if (found !== undefined) return found;
   found = null;
   const chain = [];
-  let pid = process.pid;
+  let pid = ownPid();
   while (pid > 0 && chain.length < 256) {
     const info = procStat(pid);
     if (info === null) break;

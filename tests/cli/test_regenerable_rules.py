@@ -29,6 +29,8 @@ SPELLINGS = {
     # the git the run found (same inode) when that one is the user's to write.
     "git on PATH": "PATH=$FAKE:$PATH; export PATH",
     "git written over": "cat $FAKE/git > $PINNED/git",
+    # The work tree moved up to a folder whose old .gitignore names dist/.
+    "core.worktree": "git config core.worktree $PARENT",
 }
 # What a fake git answers: every path asked about is ignored by .gitignore's dist/.
 FAKE_GIT = """#!{python}
@@ -59,7 +61,8 @@ def _project(sandbox):
     (fake / "git").chmod(0o755)
     pinned.mkdir()  # a copy of git, the first on PATH when the run starts
     subprocess.run(["cp", os.path.realpath(git), str(pinned / "git")], check=True)
-    names = {"OLD": str(sandbox.root / "old-rules"), "O": str(other)}
+    (sandbox.work / ".gitignore").write_text("dist/\n")  # outside app's work tree
+    names = {"OLD": str(sandbox.root / "old-rules"), "O": str(other), "PARENT": str(sandbox.work)}
     return root, {**names, "FAKE": str(fake), "PINNED": str(pinned)}
 
 

@@ -135,3 +135,30 @@ def test_untouched_files_change_nothing(sandbox):
     result = run(sandbox, "rm mine && python3 -c 'print(1)'", "off")
     assert result["exitCode"] == 0, result["stderr"]
     assert not mine.exists() and not fail_closed(result["stderr"])
+
+
+@pytest.mark.parametrize("net", ["on", "off"])
+@pytest.mark.parametrize("deleter", sorted(DELETERS))
+def test_a_pid_namespace_of_its_own_still_finds_the_keeper(sandbox, net, deleter):
+    """`unshare -p -f` makes the deleter pid 1 of a namespace of its own, with
+    SAFEDEL_RUN_ID gone and a threshold of its own: /proc is still the run's, so it
+    walks up to the keeper from the pid /proc knows it by, and 60 older files are
+    refused at the run's threshold."""
+    if net == "on":
+        require_net()
+    unshare = require("unshare")
+    if os.getuid() != 0:
+        message = "a pid namespace needs root (or a user namespace) here"
+        pytest.fail(message) if IN_CI else pytest.skip(message)
+    folder = sandbox.work / "src"
+    folder.mkdir()
+    for index in range(60):
+        (folder / f"f{index}").write_text(str(index))
+    each = DELETERS[deleter].format(path="$f")
+    inner = f"for f in {folder}/f*; do {each} || exit 3; done"
+    script = (
+        f"{unshare} -p -f env -u SAFEDEL_RUN_ID SAFEDEL_THRESHOLD=99999 sh -c {shlex.quote(inner)}"
+    )
+    result = run(sandbox, script, net=net)
+    assert result["exitCode"] == 3, result["stderr"]
+    assert len(os.listdir(folder)) == 10, result["stderr"]  # the run's 50, then refused

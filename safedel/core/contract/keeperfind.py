@@ -61,10 +61,20 @@ def _keeper_named(name):
         return None
 
 
+def own_pid():
+    """This process's pid as /proc numbers it: in a pid namespace of its own
+    (`unshare -p -f`) os.getpid() is 1 there, while /proc, still the run's, walks up
+    to the keeper from the pid it knows it by."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
+
+
 def _lookup():
     """(pid, inode, the pids from this process up to it) of the outermost keeper among
     this process and its ancestors, or None."""
-    chain, found, pid = [], None, os.getpid()
+    chain, found, pid = [], None, own_pid()
     while pid > 0 and len(chain) < 256:
         info = _stat(pid)
         if info is None:

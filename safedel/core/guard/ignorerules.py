@@ -9,8 +9,9 @@ reads is up to config and HOME, both the command's to change), and believes an a
 only when every file behind it surely predates the turn (its mtime and ctime, as
 late as the kernel's coarse clock and a whole-second file system allow; a ctime is
 never set back): the work tree's `.git` (a directory by its birth where the system
-keeps one), the git dir's `info/exclude`, and each `.gitignore` from the top down to
-the target's parent. Build outputs ignored only by a global excludes file count.
+keeps one), the git dir's `info/exclude` and `config` (where `core.worktree` says the
+work tree is), and each `.gitignore` from the top down to the target's parent. Build
+outputs ignored only by a global excludes file count.
 """
 
 import os
@@ -31,6 +32,10 @@ def believed(tree, answers, start, born):
         return set()
     common = _common(git_dir)
     if not _before(os.path.join(common, "info", "exclude"), start):
+        return set()
+    # The config decides where the work tree is (core.worktree): set during the turn,
+    # it would make an old ignore file elsewhere speak for these paths.
+    if not _before(os.path.join(common, "config"), start):
         return set()
     found, parents = set(), {}  # a batch is mostly a few directories: each judged once
     for path, _source in answers.items():
