@@ -13,12 +13,35 @@ import sys
 import time
 
 import pytest
+import sampling
 
 from safedel.core.report import markers
 from safedel.executor import childenv, shimhome
 
 IN_CI = os.environ.get("CI") == "true"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow_matrix: a matrix of which each run takes a seeded sample (sampling.py)"
+    )
+
+
+def pytest_report_header(config):
+    return sampling.header()
+
+
+def pytest_sessionstart(session):
+    # -q leaves the header out; the seed must show in every log (CI runs -q).
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and session.config.get_verbosity() < 0:
+        reporter.write_line(sampling.header())
+
+
+def pytest_terminal_summary(terminalreporter):
+    if sampling.TALLY:
+        terminalreporter.write_line(sampling.summary())
 
 
 def require(tool):

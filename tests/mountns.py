@@ -24,9 +24,9 @@ def require_root_mounts():
     return unshare
 
 
-def run_in_namespace(sandbox, setup, script, run_options=(), cwd=None):
+def run_in_namespace(sandbox, setup, script, run_options=(), cwd=None, env=None):
     """`safedel run [run_options] -- sh -c script` in a fresh mount namespace, after
-    `sh -c setup` there."""
+    `sh -c setup` there; env: the run's environment (the sandbox's by default)."""
     unshare = require_root_mounts()
     argv = [sys.executable, "-m", "safedel", "run", "--session", sandbox.session]
     argv += ["--turn", sandbox.turn, *run_options, "--", "sh", "-c", script]
@@ -34,7 +34,7 @@ def run_in_namespace(sandbox, setup, script, run_options=(), cwd=None):
     return subprocess.run(
         [unshare, "-m", "sh", "-c", wrapper, "sh", *argv],
         cwd=cwd or sandbox.work,
-        env=sandbox.base_env(),
+        env=env or sandbox.base_env(),
         capture_output=True,
         timeout=120,
     )

@@ -22,6 +22,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 python3 -m pip install -q -e '.[test]'
+# The package's bytecode, once: the tests start safedel thousands of times, and where
+# PYTHONDONTWRITEBYTECODE is set (or as uid 65534, in a copy it cannot write) each start
+# would compile it again.
+python3 -m compileall -q safedel >/dev/null
 python3 -m ruff check .
 python3 -m ruff format --check .
 exec python3 -m pytest -q -p no:cacheprovider "$@"

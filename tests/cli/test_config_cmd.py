@@ -4,17 +4,15 @@ agent harness, not a script without a terminal. `safedel workspace add` typed at
 terminal confirms its own change."""
 
 import json
-import os
-import pty
-import select
-import signal
 import subprocess
 import sys
 
 import pytest
 from conftest import require
+from personkit import on_a_pty
+from personkit import person_env as terminal_env
 
-from safedel.core.contract import confirmed, host, settings
+from safedel.core.contract import confirmed, settings
 
 SAFEDEL = [sys.executable, "-m", "safedel"]
 HOSTILE = 'threshold = 99999\n# \x1b[2K\x1b[1Ahidden \u202e\nworkspace = ["/"]\n'
@@ -26,45 +24,9 @@ def config(sandbox):
     return path
 
 
-HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v in table}
-
-
 def person_env(sandbox, **extra):
     """A person's terminal: no CI, no agent harness (whatever runs the tests)."""
-    env = {k: v for k, v in sandbox.base_env().items() if k not in HOST_VARIABLES}
-    env.update(extra)
-    return env
-
-
-def on_pty(argv, env, cwd, answer=None, timeout=60):
-    """argv on a new pty; answer typed at each `[y/N]`. (exit code, screen bytes)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        try:
-            os.chdir(cwd)
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    screen, asked = b"", 0
-    try:
-        while True:
-            if not select.select([fd], [], [], timeout)[0]:
-                os.kill(pid, signal.SIGKILL)
-                pytest.fail(f"no progress on the terminal; it shows {screen!r}")
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # EIO: the child is gone
-                break
-            if not chunk:
-                break
-            screen += chunk
-            if answer is not None and screen.count(b"[y/N]") > asked:
-                asked += 1
-                os.write(fd, answer)
-    finally:
-        os.close(fd)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), screen
+    return terminal_env(sandbox.base_env(), **extra)
 
 
 def status_of(sandbox, path):
@@ -93,14 +55,14 @@ def test_trust_shows_the_file_as_it_is_and_asks(sandbox):
     assert entry["state"] == "new" and "threshold = 99999" in entry["held"]
     assert "workspace root '/'" in entry["held"]
     argv = [*SAFEDEL, "config", "trust", str(path)]
-    code, screen = on_pty(argv, person_env(sandbox), sandbox.work, b"n\r")
-    assert code == 0 and b"not confirmed" in screen, screen
+    code, screen = on_a_pty(argv, person_env(sandbox), b"n\r", cwd=sandbox.work)
+    assert code == 0 and "not confirmed" in screen, screen
     # Every line is shown, escaped: nothing in the file can hide another line.
-    assert b"\\x1b[2K\\x1b[1Ahidden \\u202e" in screen and b"\x1b[2K" not in screen
-    assert b"threshold = 99999" in screen and b'workspace = ["/"]' in screen
+    assert "\\x1b[2K\\x1b[1Ahidden \\u202e" in screen and "\x1b[2K" not in screen
+    assert "threshold = 99999" in screen and 'workspace = ["/"]' in screen
     assert status_of(sandbox, path)["state"] == "new" and threshold(sandbox) == 50
-    code, screen = on_pty(argv, person_env(sandbox), sandbox.work, b"y\r")
-    assert code == 0 and b"confirmed; it applies" in screen, screen
+    code, screen = on_a_pty(argv, person_env(sandbox), b"y\r", cwd=sandbox.work)
+    assert code == 0 and "confirmed; it applies" in screen, screen
     assert status_of(sandbox, path) == {"path": str(path), "state": "confirmed", "held": []}
     assert threshold(sandbox) == 99999
     record = sandbox.state / confirmed.RECORD
@@ -111,8 +73,8 @@ def test_trust_shows_the_file_as_it_is_and_asks(sandbox):
     entry = status_of(sandbox, path)
     assert entry["state"] == "changed" and entry["held"] == ["exempt = /"]
     assert threshold(sandbox) == 99999  # what was confirmed still applies
-    code, screen = on_pty(argv, person_env(sandbox), sandbox.work, b"n\r")
-    assert b'+exempt = "/"' in screen and b"It widens: exempt = /" in screen, screen
+    code, screen = on_a_pty(argv, person_env(sandbox), b"n\r", cwd=sandbox.work)
+    assert '+exempt = "/"' in screen and "It widens: exempt = /" in screen, screen
 
 
 @pytest.mark.parametrize("net", ["on", "off"])
@@ -126,8 +88,8 @@ def test_a_command_in_a_run_cannot_confirm_even_on_its_own_terminal(sandbox, net
     )
     for script in (trust, forged):
         argv = [*SAFEDEL, "run", "--net", net, "--", "sh", "-c", script]
-        code, screen = on_pty(argv, person_env(sandbox), sandbox.work, b"y\r")
-        assert b"the user's decision" in screen and b"confirmed; it applies" not in screen
+        code, screen = on_a_pty(argv, person_env(sandbox), b"y\r", cwd=sandbox.work)
+        assert "the user's decision" in screen and "confirmed; it applies" not in screen
     assert not (sandbox.state / confirmed.RECORD).exists()
     assert threshold(sandbox) == 50
 
@@ -141,9 +103,9 @@ def test_no_person_no_confirmation(sandbox):
     )
     assert piped.returncode == 1 and "stdin is not one" in piped.stderr
     for found in ({"CLAUDECODE": "1"}, {"CI": "true"}):
-        code, screen = on_pty(argv, person_env(sandbox, **found), sandbox.work, b"y\r")
-        assert code == 1 and b"a person's decision at their own terminal" in screen, screen
-        assert b"config trust" not in screen.split(b"decision", 1)[1]
+        code, screen = on_a_pty(argv, person_env(sandbox, **found), b"y\r", cwd=sandbox.work)
+        assert code == 1 and "a person's decision at their own terminal" in screen, screen
+        assert "config trust" not in screen.split("decision", 1)[1]
     assert not (sandbox.state / confirmed.RECORD).exists()
 
 
@@ -154,16 +116,16 @@ def test_workspace_add_at_a_terminal_confirms_its_own_change(sandbox):
     other.mkdir()
     local = project / ".safedel" / "config.local.toml"
     argv = [*SAFEDEL, "workspace", "add", str(other), "--scope", "local"]
-    code, screen = on_pty(argv, person_env(sandbox), project)
-    assert code == 0 and b"added" in screen and b"not yet applying" not in screen, screen
+    code, screen = on_a_pty(argv, person_env(sandbox), cwd=project)
+    assert code == 0 and "added" in screen and "not yet applying" not in screen, screen
     assert status_of(sandbox, local)["state"] == "confirmed"
     # A root the file gained from elsewhere first keeps the next add from confirming it.
     local.write_text(f'workspace = ["{other}", "/"]\n')
     more = sandbox.root / "more"
     more.mkdir()
     argv = [*SAFEDEL, "workspace", "add", str(more), "--scope", "local"]
-    code, screen = on_pty(argv, person_env(sandbox), project)
-    assert code == 0 and b"not yet applying" in screen, screen
+    code, screen = on_a_pty(argv, person_env(sandbox), cwd=project)
+    assert code == 0 and "not yet applying" in screen, screen
     assert status_of(sandbox, local)["state"] == "changed"
 
 
@@ -171,11 +133,11 @@ def test_a_confirmed_file_taken_away_narrows_until_a_person_forgets_it(sandbox):
     path = config(sandbox)
     path.write_text("threshold = 5\n")
     argv = [*SAFEDEL, "config", "trust", str(path)]
-    assert on_pty(argv, person_env(sandbox), sandbox.work, b"y\r")[0] == 0
+    assert on_a_pty(argv, person_env(sandbox), b"y\r", cwd=sandbox.work)[0] == 0
     path.unlink()  # what a command can do, or `mv` it away
     assert threshold(sandbox) == 5
     assert status_of(sandbox, path)["held"] == ["the removal of the file"]
-    code, screen = on_pty(argv, person_env(sandbox), sandbox.work, b"y\r")
-    assert code == 0 and b"is gone since it was confirmed" in screen and b"forgotten" in screen
+    code, screen = on_a_pty(argv, person_env(sandbox), b"y\r", cwd=sandbox.work)
+    assert code == 0 and "is gone since it was confirmed" in screen and "forgotten" in screen
     assert threshold(sandbox) == 50
     assert status_of(sandbox, path) == {"path": str(path), "state": "absent", "held": []}

@@ -8,20 +8,20 @@ Python shim, the Node shim, the net under /bin/rm's own unlink). The 10 stay, re
 (the turn is damaged). Damage stays: a later run of the same turn fails closed until a
 person resets the turn; an approval the command wrote never counts, then or later.
 
-The matrix (attack x deleter) is sampled: each attack once, the deleters in turn, with a
-fixed seed; SAFEDEL_FULL_MATRIX=1 runs all of it.
+The matrix (attack x deleter) is sampled (sampling.py): each attack and each deleter in
+every run, the rest in turn; SAFEDEL_TEST_ALL=1 runs all of it.
 """
 
 import json
 import os
 import pathlib
-import random
 import shutil
 import subprocess
 import sys
 import tempfile
 
 import pytest
+import sampling
 from conftest import as_a_person, require
 
 from safedel.core.guard import turn as guardturn
@@ -62,15 +62,6 @@ DELETERS = {
 FIRST = "rm " + " ".join(f"f{i}" for i in range(1, 51))
 
 
-def sample():
-    cases = [(a, d) for a in ATTACKS for d in DELETERS]
-    if os.environ.get("SAFEDEL_FULL_MATRIX") == "1":
-        return cases
-    deleters = sorted(DELETERS)
-    random.Random(20261201).shuffle(deleters)
-    return [(a, deleters[i % len(deleters)]) for i, a in enumerate(ATTACKS)]
-
-
 def files(sandbox, count=60):
     for index in range(1, count + 1):
         (sandbox.work / f"f{index}").write_text(str(index))
@@ -91,7 +82,13 @@ def run(sandbox, script, *options):
     return done, json.loads(result.read_text())
 
 
-@pytest.mark.parametrize(("attack", "deleter"), sample(), ids=[f"{a}-{d}" for a, d in sample()])
+@sampling.matrix(
+    "attack, deleter",
+    [(a, d) for a in ATTACKS for d in DELETERS],
+    "guard-keeper",
+    extra=1,
+    ids=lambda cell: "-".join(cell),
+)
 def test_what_the_command_does_to_its_ledger_never_lifts_the_guard(sandbox, attack, deleter):
     if deleter == "node":
         require("node")

@@ -4,67 +4,20 @@ the keeper. A command that makes a terminal of its own and answers `y` on it is 
 asked; Ctrl-C at the run's question is a recorded no.
 """
 
-import os
-import pty
-import select
-import signal
 import subprocess
 import sys
 
 import pytest
+from personkit import many, on_a_pty, person_env
 
-from safedel.core.contract import host
 from safedel.core.guard import turn as guardturn
 from safedel.core.guard.prompt import QUESTION
 
-HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v in table}
 
-
-def many(sandbox, count=60):
-    folder = sandbox.work / "many"
-    folder.mkdir()
-    for index in range(count):
-        (folder / f"f{index:02d}").write_text(str(index))
-    return folder
-
-
-def on_a_terminal(argv, env, cwd, answer, timeout=120):
-    """argv on a new pty (its controlling terminal), answer typed once the question
-    shows; (exit status, screen)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        try:
-            os.chdir(cwd)
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    screen, sent = b"", False
-    try:
-        while True:
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
-                pytest.fail(f"no progress on the terminal; it shows {screen!r}")
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            screen += chunk
-            if not sent and QUESTION.strip().encode() in screen:
-                os.write(fd, answer)
-                sent = True
-    finally:
-        os.close(fd)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), screen.decode("utf-8", "replace")
-
-
-def person_env(sandbox):
-    env = {k: v for k, v in sandbox.base_env().items() if k not in HOST_VARIABLES}
-    del env["SAFEDEL_PROMPT"]
-    return env
+def on_a_terminal(argv, sandbox, answer):
+    """argv in the work tree on a terminal of its own, as a person runs it."""
+    env = person_env(sandbox.base_env(), "SAFEDEL_PROMPT")
+    return on_a_pty(argv, env, answer, QUESTION.strip().encode(), cwd=sandbox.work, timeout=120)
 
 
 def status(sandbox):
@@ -80,7 +33,7 @@ def test_the_run_asks_on_its_terminal_and_records_the_answer(sandbox, answer, mo
     folder = many(sandbox)
     argv = [sys.executable, "-m", "safedel", "run", "--session", sandbox.session]
     argv += ["--turn", sandbox.turn, "--", "sh", "-c", "rm many/*"]
-    code, screen = on_a_terminal(argv, person_env(sandbox), sandbox.work, answer)
+    code, screen = on_a_terminal(argv, sandbox, answer)
     assert QUESTION.strip() in screen and "this would trash 60 more item(s)" in screen
     assert status(sandbox).mode == mode, screen
     assert (list(folder.iterdir()) == []) == (mode == "approved")
@@ -91,7 +44,7 @@ def test_the_run_asks_on_its_terminal_and_records_the_answer(sandbox, answer, mo
     if mode == "approved":
         folder.rmdir()
         many(sandbox)
-    again, screen = on_a_terminal(argv, person_env(sandbox), sandbox.work, b"y\r")
+    again, screen = on_a_terminal(argv, sandbox, b"y\r")
     assert QUESTION.strip() not in screen
     assert (again == 0) == (mode == "approved"), screen
     assert (list(folder.iterdir()) == []) == (mode == "approved")
@@ -108,7 +61,7 @@ def test_a_command_cannot_answer_its_own_question_on_a_terminal_of_its_own(sandb
     argv += ["bash", "-c", script]
     done = subprocess.run(
         argv,
-        env=person_env(sandbox),
+        env=person_env(sandbox.base_env(), "SAFEDEL_PROMPT"),
         cwd=sandbox.work,
         stdin=subprocess.DEVNULL,
         capture_output=True,

@@ -13,11 +13,11 @@ import sys
 
 import pytest
 from conftest import require
+from personkit import person_env
 
 from safedel.core.contract import host
 
 AGENTS = [(variable, value or "1") for _name, variable, value in host.AGENTS]
-HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v in table}
 LIFTING = (
     "safedel guard approve",
     "guard reset",
@@ -80,7 +80,7 @@ def test_under_an_agent_host_no_text_of_a_run_names_what_lifts_the_guard(
             "rm many/f00",
         ]
     )
-    env = {k: v for k, v in sandbox.base_env().items() if k not in HOST_VARIABLES}
+    env = person_env(sandbox.base_env())
     env[variable] = value
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
     argv = [sys.executable, "-m", "safedel", "run", "--session", sandbox.session]

@@ -4,20 +4,16 @@ cloned project's config that tries to widen the workspace."""
 
 import json
 import os
-import pty
-import select
-import signal
 import subprocess
 import sys
 
 import pytest
 from conftest import as_a_person, confirm_config, last_markers, require
+from personkit import on_a_pty, person_env
 
 from safedel.core.contract import host
 from safedel.core.guard import outside
 from safedel.core.guard import turn as guardturn
-
-HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v in table}
 
 
 def git_init(path):
@@ -122,46 +118,13 @@ def test_a_cloned_projects_config_cannot_widen_the_workspace(sandbox):
     assert "SAFE_DELETE_OUTSIDE_WORKSPACE" in last_markers(done.stderr)
 
 
-def run_on_pty(argv, env, cwd, answer, timeout=60):
-    """argv on a new pty, answering once the question shows; (exit code, screen)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        try:
-            os.chdir(cwd)
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    screen, sent = b"", False
-    try:
-        while True:
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
-                pytest.fail(f"no progress on the terminal; it shows {screen!r}")
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # EIO: the child is gone
-                break
-            if not chunk:
-                break
-            screen += chunk
-            if not sent and outside.QUESTION.strip().encode() in screen:
-                os.write(fd, answer)
-                sent = True
-    finally:
-        os.close(fd)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), screen.decode("utf-8", "replace")
-
-
 @pytest.mark.parametrize(("answer", "code"), [(b"y\r", 0), (b"n\r", 1)], ids=["yes", "no"])
 def test_on_a_terminal_it_is_a_question(sandbox, outside_file, answer, code):
     project, target = outside_file
-    env = {k: v for k, v in sandbox.base_env().items() if k not in HOST_VARIABLES}
-    del env["SAFEDEL_PROMPT"]
+    env = person_env(sandbox.base_env(), "SAFEDEL_PROMPT")
     argv = [sys.executable, "-m", "safedel", "run", "--session", sandbox.session]
     argv += ["--turn", sandbox.turn, "--", "rm", str(target)]
-    got, screen = run_on_pty(argv, env, project, answer)
+    got, screen = on_a_pty(argv, env, answer, outside.QUESTION.strip().encode(), cwd=project)
     assert got == code, screen
     assert "1 item(s) outside the workspace" in screen and repr(str(target)) in screen
     assert target.exists() == (code == 1)

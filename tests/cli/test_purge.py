@@ -190,25 +190,23 @@ def test_directorysizes_is_read_by_a_reader_written_from_the_spec(sandbox):
     assert (sandbox.trash / "directorysizes").read_bytes() == b""
 
 
+def until_it_starts(process, started):
+    """Wait until process is gone or started() says it has begun its work."""
+    while process.poll() is None and not started():
+        time.sleep(0.002)
+
+
 def test_a_killed_purge_never_leaves_an_item_without_its_info(sandbox):
+    rm = os.path.join(sandbox.shim_home, "bin", "rm")
+    files_dir = sandbox.trash / "files"
     for trial in range(20):
         names = [f"k{trial}-{i}" for i in range(40)]
         for name in names:
             (sandbox.work / name).mkdir()
             (sandbox.work / name / "inner").write_text("x" * 50)
-        argv = [
-            sys.executable,
-            "-m",
-            "safedel",
-            "run",
-            "--threshold",
-            "99999",
-            "--",
-            "rm",
-            "-r",
-            *names,
-        ]
-        assert subprocess.run(argv, cwd=sandbox.work, env=sandbox.base_env()).returncode == 0
+        env = sandbox.shim_env(threshold=99999)
+        assert subprocess.run([rm, "-r", *names], cwd=sandbox.work, env=env).returncode == 0
+        there = len(os.listdir(files_dir))
         purge = subprocess.Popen(
             [sys.executable, "-m", "safedel", "purge", "--all", "--yes"],
             cwd=sandbox.work,
@@ -216,10 +214,12 @@ def test_a_killed_purge_never_leaves_an_item_without_its_info(sandbox):
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(random.uniform(0.2, 1.2))
+        # Killed somewhere in its deletions: once the first item is gone, at random.
+        until_it_starts(purge, lambda n=there: len(os.listdir(files_dir)) < n)
+        time.sleep(random.uniform(0, 0.05))
         purge.send_signal(signal.SIGKILL)
         purge.wait()
-        files = set(os.listdir(sandbox.trash / "files"))
+        files = set(os.listdir(files_dir))
         infos = {n[: -len(".trashinfo")] for n in os.listdir(sandbox.trash / "info")}
         assert files <= infos, files - infos
     assert safedel(sandbox, "purge", "--all", "--yes").returncode == 0
@@ -231,16 +231,26 @@ for i in range(100000):
     name = f"o{sys.argv[1]}-{i}"
     open(name, "w").close()
     os.remove(name)
+    if i == 0:
+        print("trashing", flush=True)
 """
 
 
 def test_orphans_after_killed_trash_loops_are_repaired(sandbox):
     env = sandbox.shim_env(threshold=99999)
     for trial in range(50):
-        loop = subprocess.Popen([sys.executable, "-c", LOOP, str(trial)], cwd=sandbox.work, env=env)
-        time.sleep(random.uniform(0.3, 0.8))
+        loop = subprocess.Popen(
+            [sys.executable, "-c", LOOP, str(trial)],
+            cwd=sandbox.work,
+            env=env,
+            stdout=subprocess.PIPE,
+        )
+        # Killed at a random point of its trashing, once it has begun.
+        loop.stdout.readline()
+        time.sleep(random.uniform(0, 0.3))
         loop.send_signal(signal.SIGKILL)
         loop.wait()
+        loop.stdout.close()
     # One orphan of each kind for certain, besides whatever the kills left.
     (sandbox.trash / "info" / "planted.trashinfo").write_text(
         "[Trash Info]\nPath=/nowhere/planted\nDeletionDate=2026-01-01T00:00:00\n"

@@ -10,7 +10,7 @@ import shlex
 import subprocess
 import sys
 
-import pytest
+import sampling
 from conftest import last_markers, require
 from test_regenerable_loops import LOOP, NODE_LOOP
 
@@ -66,8 +66,12 @@ def _project(sandbox):
     return root, {**names, "FAKE": str(fake), "PINNED": str(pinned)}
 
 
-@pytest.mark.parametrize("runtime", ["python", "node", "rm"])
-@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+# A matrix (tests/sampling.py): each spelling and each runtime every run.
+@sampling.matrix(
+    "spelling, runtime",
+    [(s, r) for s in sorted(SPELLINGS) for r in ("python", "node", "rm")],
+    "regenerable-rules",
+)
 def test_rules_the_command_writes_leave_its_deletions_counted(sandbox, spelling, runtime):
     root, names = _project(sandbox)
     loop = {

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import sampling
 from resultschema import valid_result
 
 FORGERIES = {
@@ -48,8 +49,12 @@ def make_files(sandbox, count=8):
     return folder
 
 
-@pytest.mark.parametrize("forgery", sorted(FORGERIES))
-@pytest.mark.parametrize("deleter", sorted(DELETERS))
+# A matrix (tests/sampling.py): each forgery and each deleter every run.
+@sampling.matrix(
+    "forgery, deleter",
+    [(f, d) for f in sorted(FORGERIES) for d in sorted(DELETERS)],
+    "run-ancestry",
+)
 def test_the_command_cannot_lift_its_runs_threshold(sandbox, forgery, deleter):
     folder = make_files(sandbox)
     result = run(sandbox, FORGERIES[forgery] + DELETERS[deleter])

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import sampling
 from conftest import IN_CI, last_markers, require
 from resultschema import valid_result
 
@@ -63,9 +64,13 @@ def attacker_dirs(sandbox, planted):
     return x, y
 
 
-@pytest.mark.parametrize("planted", [False, True], ids=["empty", "planted"])
-@pytest.mark.parametrize("escape", sorted(ESCAPES))
-@pytest.mark.parametrize("deleter", sorted(DELETERS))
+# A matrix (tests/sampling.py): each deleter, escape and layout every run.
+@sampling.matrix(
+    "deleter, escape, planted",
+    [(d, e, p) for d in sorted(DELETERS) for e in sorted(ESCAPES) for p in (False, True)],
+    "run-pointer-places",
+    ids=lambda cell: f"{cell[0]}-{cell[1]}-{'planted' if cell[2] else 'empty'}",
+)
 def test_the_51st_deletion_is_refused_whatever_the_command_moves(sandbox, deleter, escape, planted):
     if deleter in ("node", "python"):
         require("node" if deleter == "node" else "python3")

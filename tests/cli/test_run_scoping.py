@@ -70,10 +70,13 @@ def test_a_reused_tool_call_does_not_get_a_stale_signal(sandbox):
     for name in "abc":
         (sandbox.work / name).write_text(name)
     env = sandbox.base_env(SAFEDEL_THRESHOLD="1")
-    flag = sandbox.work / "done"
-    late = f"(sleep 0.5; rm a b c; touch {flag}) >/dev/null 2>&1 &"
+    flag, go = sandbox.work / "done", sandbox.root / "go"
+    # The late rm waits for the test's word, given once the run has returned.
+    wait = f"while [ ! -e {go} ]; do sleep 0.02; done"
+    late = f"({wait}; rm a b c; touch {flag}) >/dev/null 2>&1 &"
     options = ("--tool-call", "C", "--keep-background")
     first, _ = finish(start_run(sandbox, late, *options, turn="T1", env=env))
+    go.touch()
     assert first["guard"] is None  # the refusal came after the run returned
     deadline = time.monotonic() + 60
     while not flag.exists() and time.monotonic() < deadline:

@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 import pytest
+import trashcase
 from conftest import require
 
 from safedel.trash import catalog, purge, restore
@@ -219,22 +220,9 @@ def test_a_symlinked_files_or_info_dir_is_named_and_never_followed(sandbox, sub)
     assert_kept_back(sandbox)
 
 
-SWAPPER = """
-import os, sys, time
-files, victim, stop = sys.argv[1:4]
-away = files + ".away"
-print("ready", flush=True)
-while not os.path.exists(stop):
-    try:
-        os.rename(files, away)
-        os.symlink(victim, files)
-        time.sleep(0.002)
-        os.unlink(files)
-        os.rename(away, files)
-        time.sleep(0.002)
-    except OSError:
-        pass
-"""
+# The same swapper as on a shared mount: ROOT (here files/) renamed aside and a symlink
+# to the victim put there, and back, until STOP exists.
+SWAPPER = trashcase.SWAP
 
 
 def replant(files_fd, info_fd, name, info_bytes):

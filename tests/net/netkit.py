@@ -96,11 +96,12 @@ def nobody_package(dest):
     import safedel
     from safedel.executor import shimhome
 
-    ignore = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(os.path.dirname(safedel.__file__), os.path.join(dest, "safedel"), ignore=ignore)
+    # With its bytecode (still valid: copytree keeps the sources' times), which uid 65534
+    # could not write there: else each of its processes compiles safedel anew.
+    shutil.copytree(os.path.dirname(safedel.__file__), os.path.join(dest, "safedel"))
     shims = os.path.join(dest, "safedel", "shims")
     if not os.path.isfile(os.path.join(shims, "__init__.py")):
-        shutil.copytree(shimhome.SHIMS_DIR, shims, ignore=ignore)
+        shutil.copytree(shimhome.SHIMS_DIR, shims)
     return dest
 
 

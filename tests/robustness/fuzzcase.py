@@ -115,15 +115,16 @@ def readable_package(dest):
 
     if os.path.isdir(dest):
         return dest
-    ignore = shutil.ignore_patterns("__pycache__")
+    # The bytecode comes too (copied with its source's times, it stays valid): uid 65534
+    # cannot write it there, and would compile typer and rich anew in every process.
     target = os.path.join(dest, "safedel")
-    shutil.copytree(os.path.dirname(safedel.__file__), target, ignore=ignore)
+    shutil.copytree(os.path.dirname(safedel.__file__), target)
     if not os.path.isfile(os.path.join(target, "shims", "__init__.py")):
-        shutil.copytree(shimhome.SHIMS_DIR, os.path.join(target, "shims"), ignore=ignore)
+        shutil.copytree(shimhome.SHIMS_DIR, os.path.join(target, "shims"))
     for dist in requirement_closure("safedel"):
         for name in dist.files or ():
             source = str(dist.locate_file(name))
-            if "__pycache__" in name.parts or not os.path.isfile(source):
+            if not os.path.isfile(source):
                 continue
             os.makedirs(os.path.join(dest, *name.parts[:-1]), exist_ok=True)
             shutil.copy2(source, os.path.join(dest, *name.parts))

@@ -8,6 +8,7 @@ import subprocess
 import tempfile
 
 import pytest
+import sampling
 from conftest import last_markers, require
 
 from . import fuzzcase
@@ -85,8 +86,8 @@ FAULTS = [
 ]
 
 
-def check_all(root, env, cwd, prefix=()):
-    for argv in COMMANDS:
+def check_all(root, env, cwd, prefix=(), commands=COMMANDS):
+    for argv in commands:
         allowed = fuzzcase.operands(root, cwd, [*argv, *env.values()])
         before = fuzzcase.snapshot([root])
         done = fuzzcase.run_safedel(argv, env, cwd, prefix=prefix)
@@ -102,12 +103,16 @@ def check_all(root, env, cwd, prefix=()):
         assert not changed, f"{argv!r} changed files outside its operands: {changed}"
 
 
-@pytest.mark.parametrize("fault", FAULTS)
-def test_every_command_under_a_fault(tmp_path, fault):
+NAMED = {" ".join(argv): argv for argv in COMMANDS}
+
+
+# fault x command is a matrix (tests/sampling.py): each fault and each command every run.
+@sampling.matrix("fault, command", [(f, c) for f in FAULTS for c in NAMED], "faults", extra=7)
+def test_a_command_under_a_fault(tmp_path, fault, command):
     root = fuzzcase.make_scratch(str(tmp_path))
     env = fuzzcase.base_env(root)
     env.update(fault_env(root, fault))
-    check_all(root, env, os.path.join(root, "work"))
+    check_all(root, env, os.path.join(root, "work"), commands=[NAMED[command]])
 
 
 def test_every_command_in_a_deleted_cwd(tmp_path):

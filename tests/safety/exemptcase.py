@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 import pytest
+from mountns import run_in_namespace
 
 # Each front end deletes everything under each root named on its command line. The
 # shim front ends run under --net off too; "native" (no shim: python -I) only means
@@ -87,6 +88,13 @@ SHELL = {
     ),
 }
 FRONT_ENDS = ("rm", "find", "unlink", "python", "python-walk", "node", "node-walk", "native")
+NETS = ("off", "on")
+
+
+def cells(front_ends=FRONT_ENDS):
+    """The (front end, net) pairs that mean something: a program with no shim ("native")
+    is seen by the net alone, so it runs only with the net."""
+    return [(f, n) for f in front_ends for n in NETS if (f, n) != ("native", "off")]
 
 
 def deletion(front_end, roots, scripts):
@@ -108,49 +116,6 @@ def deletion(front_end, roots, scripts):
     with open(program, "w") as handle:
         handle.write(text)
     return f"{interpreter} {shlex.quote(program)} {quoted}"
-
-
-# Deletes ROOT/x0 .. ROOT/x<N-1>, ROUNDS times over: whatever ROOT leads to each time.
-RACING = {
-    "python": (
-        "python3 -c",
-        "import os, sys\nroot, n, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])\n"
-        "done = 0\nfor _ in range(rounds):\n    for i in range(n):\n        try:\n"
-        "            os.remove(f'{root}/x{i}'); done += 1\n        except OSError:\n"
-        "            pass\nprint('deleted', done)\n",
-    ),
-    "node": (
-        "node -e",
-        "const fs = require('fs'); const [root, n, rounds] = process.argv.slice(1);\n"
-        "let done = 0;\nfor (let r = 0; r < +rounds; r++) for (let i = 0; i < +n; i++) {\n"
-        "  try { fs.unlinkSync(`${root}/x${i}`); done++; } catch {}\n}\n"
-        "console.log('deleted', done);\n",
-    ),
-    "rm": (
-        "sh -c",
-        'i=0; while [ $i -lt "$3" ]; do rm -f "$1"/x*; i=$((i+1)); done; echo deleted',
-    ),
-}
-
-
-def racing_layout(base, files):
-    """A temp dir and a project, both holding x0 .. x<files-1>."""
-    written = {}
-    for where, kind in ((base / "t", "temp"), (base / "proj", "mine")):
-        where.mkdir(parents=True)
-        for i in range(files):
-            data = f"{kind} x{i} {os.urandom(8).hex()}\n".encode()
-            (where / f"x{i}").write_bytes(data)
-            written[data] = str(where / f"x{i}")
-    return written
-
-
-def racing_deleter(front_end, root, rounds):
-    """The shell command deleting root/x0 .. root/x29, rounds times over."""
-    interpreter, text = RACING[front_end]
-    # sh -c and node -e take the program's own arguments after a name for $0 / argv[1].
-    zero = " x" if interpreter == "sh -c" else ""
-    return f"{interpreter} {shlex.quote(text)}{zero} {shlex.quote(root)} 30 {rounds}"
 
 
 class Case:
@@ -247,10 +212,12 @@ def require_tools(front_end):
     require("node" if front_end.startswith("node") else "python3")
 
 
-def run(sandbox, script, net, extra=(), env=None, cwd=None):
+def run(sandbox, script, net, extra=(), env=None, cwd=None, mounts=False):
     """`safedel run --net NET --outside-workspace allow --threshold 99999 -- sh -c
-    script` in the sandbox's work tree."""
+    script` in the sandbox's work tree; with mounts, in a mount namespace of its own."""
     options = ["--net", net, "--outside-workspace", "allow", "--threshold", "99999", *extra]
+    if mounts:
+        return run_in_namespace(sandbox, "true", script, run_options=options, cwd=cwd, env=env)
     argv = [sys.executable, "-m", "safedel", "run", "--session", sandbox.session]
     argv += ["--turn", sandbox.turn, *options, "--", "sh", "-c", script]
     return subprocess.run(
@@ -260,3 +227,19 @@ def run(sandbox, script, net, extra=(), env=None, cwd=None):
         capture_output=True,
         timeout=300,
     )
+
+
+def attacked_then_emptied(sandbox, case, front_end, net, attack, mounts=False):
+    """The command empties the temp dir (case.root, its TMPDIR) through front_end, makes
+    its name lead to the project with the shell command `attack`, and empties it again.
+    The attack must have worked; the project's files are all kept, and the temp dir's
+    own files, emptied before the attack, went for real."""
+    written = case.make()
+    empty = deletion(front_end, ['"$TMPDIR"'], sandbox.root)
+    script = f"{empty}; {attack} && echo ATTACK-DONE; {empty}; true"
+    done = run(sandbox, script, net, env=sandbox.base_env(TMPDIR=case.root), mounts=mounts)
+    why = done.stderr.decode()[-3000:]
+    assert b"ATTACK-DONE" in done.stdout, why
+    found = contents(sandbox.root)
+    assert lost(case.mine(written), found) == {}, why
+    assert gone_for_real(case.temp(written), found) == {}, why

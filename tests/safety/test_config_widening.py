@@ -10,8 +10,6 @@ test_serve_config_widening.py; the bootstrap: tests/shells/test_rc_config_wideni
 """
 
 import os
-import pty
-import select
 import subprocess
 import sys
 
@@ -27,6 +25,7 @@ from configkit import (
     widen_user_config,
 )
 from conftest import last_markers
+from personkit import on_a_pty, person_env
 
 from .conftest import NOBODY, as_nobody
 
@@ -104,32 +103,12 @@ def test_a_question_the_command_asks_for_is_never_shown(sandbox):
         (sandbox.work / f"f{index:02d}").write_bytes(PRECIOUS)
     user_config(sandbox).parent.mkdir(parents=True)
     script = f"printf 'prompt = 1\\n' >> {user_config(sandbox)}; SAFEDEL_PROMPT=1 rm f*"
-    env = {k: v for k, v in sandbox.base_env().items() if k != "CI"}
+    env = person_env(sandbox.base_env())
     argv = [sys.executable, "-m", "safedel", "run", "--", "sh", "-c", script]
-    pid, fd = pty.fork()
-    if pid == 0:
-        try:
-            os.chdir(sandbox.work)
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    screen = b""
-    try:
-        while select.select([fd], [], [], 60)[0]:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # EIO: the child is gone
-                break
-            if not chunk:
-                break
-            screen += chunk
-            if b"[y/N]" in screen:
-                os.write(fd, b"y\r")  # what a command at that terminal would answer
-    finally:
-        os.close(fd)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 1, screen
-    assert b"[y/N]" not in screen and b"SAFE_DELETE_BULK" in screen
+    # y typed at any question, as a command at that terminal would answer
+    code, screen = on_a_pty(argv, env, b"y\r", cwd=sandbox.work)
+    assert code == 1, screen
+    assert "[y/N]" not in screen and "SAFE_DELETE_BULK" in screen
     assert len(list(sandbox.work.glob("f*"))) == 60
 
 

@@ -18,47 +18,31 @@ import subprocess
 import sys
 
 import pytest
+import sampling
 
 from .conftest import NOBODY, need_root
 from .exemptcase import (
-    FRONT_ENDS,
-    RACING,
+    NETS,
     Case,
+    attacked_then_emptied,
+    cells,
     contents,
     deletion,
-    gone_for_real,
     lost,
-    racing_deleter,
-    racing_layout,
     require_net,
     require_tools,
     run,
 )
-
-NETS = ("off", "on")
-
-
-def _check(sandbox, case, written, done):
-    found = contents(sandbox.root)
-    assert lost(case.mine(written), found) == {}, done.stderr.decode()[-3000:]
-    return found
+from .exemptrace import RACING, race, racing_layout
 
 
-@pytest.mark.parametrize("net", NETS)
-@pytest.mark.parametrize("front_end", FRONT_ENDS)
+@sampling.matrix("front_end, net", cells(), "exempt-swap")
 def test_a_project_moved_in_for_the_temp_dir_is_kept(sandbox, front_end, net):
-    if front_end == "native" and net == "off":
-        pytest.skip("no shim in a native program: only the net sees it (docs/coverage.md)")
     require_net(net)
     require_tools(front_end)
     case = Case(sandbox.root, "swap")
-    written = case.make()
-    empty = deletion(front_end, ['"$TMPDIR"'], sandbox.root)
-    script = f'{empty}; mv "$TMPDIR" {case.away}; mv {case.project} "$TMPDIR"; {empty}; true'
-    done = run(sandbox, script, net, env=sandbox.base_env(TMPDIR=case.root))
-    found = _check(sandbox, case, written, done)
-    # Before the swap the temp dir was exempt: its own files went for real.
-    assert gone_for_real(case.temp(written), found) == {}, done.stderr.decode()[-3000:]
+    swap = f'mv "$TMPDIR" {case.away} && mv {case.project} "$TMPDIR"'
+    attacked_then_emptied(sandbox, case, front_end, net, swap)
 
 
 def test_what_the_swap_trashed_is_restored_byte_for_byte(sandbox):
@@ -94,11 +78,8 @@ def test_under_confirm_the_swapped_in_project_is_refused_untouched(sandbox):
     assert sandbox.trashed_names() == []
 
 
-@pytest.mark.parametrize("net", NETS)
-@pytest.mark.parametrize("front_end", ["rm", "python", "node", "native"])
+@sampling.matrix("front_end, net", cells(["rm", "python", "node", "native"]), "exempt-missing")
 def test_a_temp_dir_missing_at_the_start_is_exempt_for_nothing(sandbox, front_end, net):
-    if front_end == "native" and net == "off":
-        pytest.skip("no shim in a native program: only the net sees it (docs/coverage.md)")
     require_net(net)
     require_tools(front_end)
     case = Case(sandbox.root, "missing")
@@ -106,7 +87,7 @@ def test_a_temp_dir_missing_at_the_start_is_exempt_for_nothing(sandbox, front_en
     empty = deletion(front_end, [case.root], sandbox.root)
     script = f"mv {case.project} {case.root}; {empty}; true"
     done = run(sandbox, script, net, env=_env(sandbox, case))
-    _check(sandbox, case, written, done)
+    assert lost(case.mine(written), contents(sandbox.root)) == {}, done.stderr.decode()[-3000:]
     trashed = {e["path"] for e in sandbox.report() if e["operation"] == "trash"}
     assert str(case.root / "keep.txt") in trashed, done.stderr
 
@@ -147,18 +128,13 @@ while not os.path.exists(stop):
 """
 
 
-def _racing(base, flipper, front_end, rounds, as_nobody=False):
-    """The script: the flipper started (and waited for), the deleter, the flipper
-    stopped."""
+def _flipper(base, program, as_nobody=False):
+    """The racing changer: program (FLIP or LINK_FLIP) on {base}/t and {base}/proj."""
     prefix = f"setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups " if as_nobody else ""
-    flip = f"{prefix}python3 -I -c {shlex.quote(flipper)} {base}/t {base}/proj {base}/stop"
-    delete = racing_deleter(front_end, f"{base}/t", rounds)
-    wait = f"while [ ! -s {base}/flipping ]; do sleep 0.01; done"
-    return f"{flip} > {base}/flipping & {wait}; {delete}; touch {base}/stop; wait"
+    return f"{prefix}python3 -I -c {shlex.quote(program)} {base}/t {base}/proj {base}/stop"
 
 
-@pytest.mark.parametrize("net", NETS)
-@pytest.mark.parametrize("front_end", sorted(RACING))
+@sampling.matrix("front_end, net", cells(sorted(RACING)), "exempt-swap-race")
 def test_a_swap_racing_the_deletions_loses_nothing(sandbox, front_end, net):
     """The command swaps the temp dir and the project back and forth while it deletes
     the same names from the temp dir, round after round."""
@@ -166,11 +142,7 @@ def test_a_swap_racing_the_deletions_loses_nothing(sandbox, front_end, net):
     require_tools(front_end)
     base = sandbox.root / "race"
     written = racing_layout(base, 30)
-    script = _racing(base, FLIP, front_end, 12 if front_end == "rm" else 40)
-    done = run(sandbox, script, net, env=sandbox.base_env(TMPDIR=base / "t"))
-    assert b"deleted" in done.stdout, done.stderr.decode()[-3000:]
-    mine = {d: w for d, w in written.items() if d.startswith(b"mine ")}
-    assert lost(mine, contents(sandbox.root)) == {}, done.stderr.decode()[-3000:]
+    race(sandbox, base, written, _flipper(base, FLIP), front_end, net)
 
 
 @pytest.fixture
@@ -217,13 +189,8 @@ def test_another_user_racing_a_link_swap_of_our_temp_dir_loses_nothing(
     base = shared_pub / "race"
     written = racing_layout(base, 30)
     os.chmod(base, 0o777)
-    script = _racing(base, LINK_FLIP, front_end, 12 if front_end == "rm" else 40, True)
-    done = run(sandbox, script, "off", env=sandbox.base_env(TMPDIR=base / "t"))
-    assert b"deleted" in done.stdout, done.stderr.decode()[-3000:]
-    mine = {d: w for d, w in written.items() if d.startswith(b"mine ")}
-    found = contents(sandbox.root)
-    found.update(contents(shared_pub))
-    assert lost(mine, found) == {}, done.stderr.decode()[-3000:]
+    flipper = _flipper(base, LINK_FLIP, as_nobody=True)
+    race(sandbox, base, written, flipper, front_end, "off", elsewhere=[shared_pub])
 
 
 @pytest.mark.parametrize("net", NETS)

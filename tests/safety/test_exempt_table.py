@@ -9,22 +9,20 @@ may write. Two rows change nothing the root is (left alone; renamed away and bac
 their temp files must go for real. Every other row puts the user's files where the
 root's name leads: they must all be kept, in place or in a trash, byte for byte.
 
-The whole table is 45 runs. CI runs a sample: every front end once, the groups and the
-net turn about, and four cells drawn with a fixed seed (SAFEDEL_TABLE_SEED changes it);
-SAFEDEL_TABLE_ALL=1 runs every cell.
+The whole table is 45 runs. Each run takes a covering sample (sampling.py): every
+group, front end and net mode at least once, and four cells more; SAFEDEL_TEST_SEED
+replays a run's draw, SAFEDEL_TEST_ALL=1 runs every cell.
 """
 
 import os
 import pathlib
-import random
 import shlex
 
-import pytest
-from mountns import run_in_namespace
+import sampling
 
 from .conftest import NOBODY, need_root
 from .exemptcase import (
-    FRONT_ENDS,
+    cells,
     contents,
     deletion,
     gone_for_real,
@@ -72,22 +70,7 @@ KEPT_AS_IS = ("left alone", "renamed away and back")
 
 
 def _cells():
-    every = [
-        (group, front_end, net)
-        for group in GROUPS
-        for front_end in FRONT_ENDS
-        for net in ("off", "on")
-        if not (front_end == "native" and net == "off")
-    ]
-    if os.environ.get("SAFEDEL_TABLE_ALL") == "1":
-        return every
-    groups, chosen = list(GROUPS), []
-    for i, front_end in enumerate(FRONT_ENDS):
-        net = "on" if front_end == "native" else ("off", "on")[(i // 3) % 2]
-        chosen.append((groups[i % 3], front_end, net))
-    rest = [cell for cell in every if cell not in chosen]
-    seed = int(os.environ.get("SAFEDEL_TABLE_SEED", "2029"))
-    return chosen + random.Random(seed).sample(rest, 4)
+    return [(group, front_end, net) for group in GROUPS for front_end, net in cells()]
 
 
 def _layout(base, layout, name):
@@ -112,7 +95,7 @@ def _layout(base, layout, name):
     return root, written
 
 
-@pytest.mark.parametrize("group, front_end, net", _cells())
+@sampling.matrix("group, front_end, net", _cells(), "exempt-table", extra=4)
 def test_no_change_to_an_exempt_root_loses_anything(sandbox, request, group, front_end, net):
     require_net(net)
     require_tools(front_end)
@@ -140,12 +123,8 @@ def test_no_change_to_an_exempt_root_loses_anything(sandbox, request, group, fro
     changes = "; ".join(steps)
     script = f"{changes}; {deletion(front_end, roots, sandbox.root)}; true"
     exempt = os.pathsep.join(str(r) for r in roots)
-    if group == "mounts":
-        options = ("--net", net, "--outside-workspace", "allow", "--threshold", "99999")
-        setup = f"export SAFEDEL_EXEMPT='{exempt}'"
-        done = run_in_namespace(sandbox, setup, script, run_options=options)
-    else:
-        done = run(sandbox, script, net, env=sandbox.base_env(SAFEDEL_EXEMPT=exempt))
+    env = sandbox.base_env(SAFEDEL_EXEMPT=exempt)
+    done = run(sandbox, script, net, env=env, mounts=group == "mounts")
     found = contents(sandbox.root)
     if top != sandbox.root / "table":
         found.update(contents(top))

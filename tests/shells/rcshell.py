@@ -119,3 +119,21 @@ def noise(shown, typed=()):
 
 def read(sandbox, name):
     return (sandbox.work / name).read_text().strip()
+
+
+def survives_errexit(sandbox, argv, files):
+    """An interactive shell whose rc file turned errexit on (files: bash_rc's or
+    zsh_rc's) is interrupted at its prompt, then runs a `!` line and a failing `&&`
+    list: nothing of it closes the shell, and $? after the interrupt is 130."""
+    terminal = open_shell(sandbox, argv, files)
+    try:
+        redrawn = interrupt(terminal)
+        status, shown = terminal.run("echo $? > interrupted.txt")
+        negated, _ = terminal.run("! true", own_line=True)
+        anded, _ = terminal.run("false && x", own_line=True)
+        alive, _ = terminal.run("true")
+    finally:
+        terminal.close()
+    assert (status, negated, anded, alive) == (0, 1, 1, 0), shown
+    if redrawn:
+        assert read(sandbox, "interrupted.txt") == "130"

@@ -13,11 +13,11 @@ import sys
 
 import pytest
 from conftest import require
+from personkit import many, person_env
 from tmuxshell import Tmux
 
 from safedel.core.contract import host
 
-HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v in table}
 AGENTS = [(name, variable, value or "1") for name, variable, value in host.AGENTS]
 HINT = re.compile(r"run `(safedel guard approve[^`]*)`, then run the command again")
 NODE_EACH = (
@@ -36,21 +36,13 @@ def bash(sandbox, **extra):
     rc.write_text(
         f"PS1='$ '\neval \"$({shlex.quote(sys.executable)} -m safedel bootstrap bash)\"\n"
     )
-    env = {k: v for k, v in sandbox.base_env().items() if k not in HOST_VARIABLES}
+    env = person_env(sandbox.base_env())
     env.update(TERM="xterm", SAFEDEL_THRESHOLD="50", **extra)
     terminal = Tmux(
         sandbox.root, env, ["bash", "--noprofile", "--rcfile", str(rc), "-i"], sandbox.work
     )
     assert terminal.run("true")[0] == 0
     return terminal
-
-
-def many(sandbox, count=60):
-    folder = sandbox.work / "many"
-    folder.mkdir()
-    for index in range(count):
-        (folder / f"f{index:02d}").write_text(str(index))
-    return folder
 
 
 @pytest.mark.parametrize("tool", sorted(COMMANDS))

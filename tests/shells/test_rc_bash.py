@@ -5,7 +5,16 @@ import os
 
 import pytest
 from conftest import require
-from rcshell import SAFEDEL, bootstrap, enter, environment, interrupt, noise, open_shell, read
+from rcshell import (
+    SAFEDEL,
+    bootstrap,
+    enter,
+    environment,
+    noise,
+    open_shell,
+    read,
+    survives_errexit,
+)
 
 from safedel.executor import childenv as contract
 
@@ -31,18 +40,7 @@ def assert_one_turn_a_line(seen):
 
 
 def test_errexit_in_bashrc_never_closes_the_shell(sandbox):
-    terminal = open_shell(sandbox, ["bash", "-i"], bash_rc("set -euo pipefail\n"))
-    try:
-        redrawn = interrupt(terminal)
-        status, shown = terminal.run("echo $? > interrupted.txt")
-        negated, _ = terminal.run("! true", own_line=True)
-        anded, _ = terminal.run("false && x", own_line=True)
-        alive, _ = terminal.run("true")
-    finally:
-        terminal.close()
-    assert (status, negated, anded, alive) == (0, 1, 1, 0), shown
-    if redrawn:
-        assert read(sandbox, "interrupted.txt") == "130"
+    survives_errexit(sandbox, ["bash", "-i"], bash_rc("set -euo pipefail\n"))
 
 
 def test_prompt_code_loaded_before_sees_pipestatus(sandbox):

@@ -6,7 +6,7 @@ import shlex
 
 import pytest
 from conftest import require
-from rcshell import SAFEDEL, bootstrap, enter, interrupt, noise, open_shell, read
+from rcshell import SAFEDEL, bootstrap, enter, noise, open_shell, read, survives_errexit
 
 ZSHRC = "unsetopt PROMPT_SP\nPS1='$ '\n"
 
@@ -101,18 +101,7 @@ def test_a_zdotdir_set_in_zshenv_reaches_child_shells(sandbox):
 
 @pytest.mark.parametrize("option", ["ERR_EXIT", "ERR_RETURN"])
 def test_errexit_in_zshrc_never_closes_the_shell(sandbox, option):
-    terminal = open_shell(sandbox, ["zsh", "-i"], zsh_rc(f"setopt {option}\n"))
-    try:
-        redrawn = interrupt(terminal)
-        status, shown = terminal.run("echo $? > interrupted.txt")
-        negated, _ = terminal.run("! true", own_line=True)
-        anded, _ = terminal.run("false && x", own_line=True)
-        alive, _ = terminal.run("true")
-    finally:
-        terminal.close()
-    assert (status, negated, anded, alive) == (0, 1, 1, 0), shown
-    if redrawn:
-        assert read(sandbox, "interrupted.txt") == "130"
+    survives_errexit(sandbox, ["zsh", "-i"], zsh_rc(f"setopt {option}\n"))
 
 
 def test_the_user_shell_is_told_where_the_bootstrap_ran(sandbox):

@@ -11,6 +11,7 @@ import shlex
 import sys
 
 import pytest
+import sampling
 from conftest import last_markers, require
 from test_interactive import SHELLS, start
 
@@ -63,8 +64,13 @@ def plain_start(sandbox, key):
     return start(sandbox, key, cache="cache")
 
 
-@pytest.mark.parametrize("key", ["bash", "dash", "zsh", "fish"])
-@pytest.mark.parametrize("runtime", ["node", "python"])
+# A matrix (tests/sampling.py): each shell and each runtime every run.
+@sampling.matrix(
+    "key, runtime",
+    [(k, r) for k in ("bash", "dash", "zsh", "fish") for r in ("node", "python")],
+    "turn-start",
+    extra=1,
+)
 def test_in_process_shims_read_the_shells_turn_start(sandbox, key, runtime):
     """bash writes the start as one number, dash leaves it in the turn file's mtime, zsh
     as seconds:turn, fish as @ its stamp file: the Node and Python shims read each the

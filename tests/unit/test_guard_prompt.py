@@ -6,14 +6,12 @@ The child is a fresh session leader with the pty as its controlling terminal, so
 
 import json
 import os
-import pty
-import select
 import signal
 import sys
 
 import pytest
+from personkit import on_a_pty, person_env
 
-from safedel.core.contract import host
 from safedel.core.guard import ledger
 from safedel.core.guard import turn as guardturn
 from safedel.core.guard.prompt import QUESTION
@@ -21,39 +19,9 @@ from safedel.core.guard.prompt import QUESTION
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard_worker.py")
 
 
-def run_on_pty(argv, env, answer, timeout=60):
-    """Run argv on a new pty, send answer once the question shows; (exit code, screen)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        try:
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    screen, sent = b"", False
-    try:
-        while True:
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
-                pytest.fail(f"no progress on the terminal; it shows {screen!r}")
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # EIO: the child is gone and the pty closed
-                break
-            if not chunk:
-                break
-            screen += chunk
-            if not sent and QUESTION.strip().encode() in screen:
-                os.write(fd, answer)
-                sent = True
-    finally:
-        os.close(fd)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), screen.decode("utf-8", "replace")
-
-
-# A harness or CI runner around the test run would turn the prompt's default off.
-HOST_VARIABLES = {variable for _kind, table in host.KINDS for _n, variable, _v in table}
+def run_on_pty(argv, env, answer):
+    """argv on a terminal of its own, answer typed at the guard's question."""
+    return on_a_pty(argv, env, answer, QUESTION.strip().encode())
 
 
 @pytest.fixture
@@ -64,11 +32,7 @@ def setup(sandbox):
     for name in ("a", "b", "c"):
         (sandbox.work / name).write_text(name)
         paths.append(str(sandbox.work / name))
-    env = {
-        k: v
-        for k, v in sandbox.shim_env(threshold=50).items()
-        if k not in ("CI", "SAFEDEL_PROMPT", "PYTHONPATH") and k not in HOST_VARIABLES
-    }
+    env = person_env(sandbox.shim_env(threshold=50), "SAFEDEL_PROMPT", "PYTHONPATH")
     from safedel.core.contract import settings
 
     current = settings.load(env)
