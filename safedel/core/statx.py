@@ -2,7 +2,6 @@
 os.stat does not give on Linux. Linux only; elsewhere read() raises OSError ENOSYS
 and birth_time() falls back to st_birthtime where the system keeps one."""
 
-import collections
 import errno
 import os
 import struct
@@ -15,8 +14,23 @@ _TYPE, _MODE, _INO, _BTIME = 0x1, 0x2, 0x100, 0x800
 _WANTED = _TYPE | _MODE | _INO | _BTIME
 _SIZE = 256
 
-Entry = collections.namedtuple("Entry", "dev ino mode btime_ns")
-Entry.identity = property(lambda self: (self.dev, self.ino, self.btime_ns))
+
+class Entry:
+    """What statx told of an entry. A plain class: `collections` costs a launcher's
+    start-up more than this module does."""
+
+    __slots__ = ("dev", "ino", "mode", "btime_ns")
+
+    def __init__(self, dev, ino, mode, btime_ns):
+        self.dev, self.ino, self.mode, self.btime_ns = dev, ino, mode, btime_ns
+
+    @property
+    def identity(self):
+        return (self.dev, self.ino, self.btime_ns)
+
+    def __repr__(self):
+        return f"Entry(dev={self.dev}, ino={self.ino}, mode={self.mode}, btime_ns={self.btime_ns})"
+
 
 _function = []
 

@@ -88,23 +88,23 @@ def _attack(sandbox, mode, victims):
     assert not (tmp / "landed").exists() or (tmp / "landed").read_bytes() == b""
 
 
-def test_a_rewritten_unlink_path_never_deletes_a_workspace_file(sandbox):
-    require_net()
+def _victims(sandbox):
     victims = []
     for index in range(20):
         victim = sandbox.work / f"precious-{index}.txt"
         victim.write_text(f"keep {index}\n")
         victims.append(victim)
-    _attack(sandbox, "unlink", victims)
+    return victims
+
+
+def test_a_rewritten_unlink_path_never_deletes_a_workspace_file(sandbox):
+    require_net()
+    _attack(sandbox, "unlink", _victims(sandbox))
 
 
 def test_a_rewritten_rename_source_never_carries_a_workspace_file_out(sandbox):
     require_net()
-    victims = []
-    for index in range(20):
-        victim = sandbox.work / f"precious-{index}.txt"
-        victim.write_text(f"keep {index}\n")
-        victims.append(victim)
+    victims = _victims(sandbox)
     _attack(sandbox, "rename", victims)
     for victim in victims:
         assert victim.read_text() == victim.name.replace("precious-", "keep ").replace(

@@ -242,14 +242,16 @@ def test_under_a_run_a_simple_removal_needs_nothing_beyond_its_plan(sandbox):
     # Under `safedel run`, with -X importtime: what went through the import system is
     # shown, and of the engine that is only what the bundle's boot imports itself (the
     # turn's first removal also starts its ledger, so the second one is traced).
+    # Made before the turn: one the turn made and removed at once would be churn.
+    for name in ("victim1", "victim2"):
+        (sandbox.work / name).write_text("x")
     script = (
         'rm=$(command -v rm); py=$(head -n1 "$rm" | cut -c3- | cut -d" " -f1); '
-        'echo x > victim && "$rm" victim && echo x > victim && '
-        '"$py" -I -S -X importtime "$rm" victim'
+        '"$rm" victim1 && "$py" -I -S -X importtime "$rm" victim2'
     )
     done = sandbox.run("sh", "-c", script)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
-    assert not (sandbox.work / "victim").exists()
+    assert not (sandbox.work / "victim2").exists()
     assert len(sandbox.trashed_names()) == 2
     names = {
         line.split("|")[-1].strip()

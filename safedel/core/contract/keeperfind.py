@@ -36,19 +36,27 @@ class Unreachable(OSError):
     """The keeper's publication cannot be opened or read: callers fail closed."""
 
 
-def _stat(pid):
-    """(parent pid, thread name) of pid from /proc/<pid>/stat, or None."""
+def proc_stat(pid):
+    """(parent pid, thread name (bytes), start time) of pid from /proc/<pid>/stat, or
+    None."""
     try:
         fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
         try:
             data = os.read(fd, 2048)
         finally:
             os.close(fd)
+        # The command name (field 2) may hold spaces and ')': count after the last ')'.
         close = data.rindex(b")")
-        name = data[data.index(b"(") + 1 : close]
-        return int(data[close + 2 :].split()[1]), name
+        rest = data[close + 2 :].split()
+        return int(rest[1]), data[data.index(b"(") + 1 : close], rest[19].decode("ascii")
     except (OSError, ValueError, IndexError):
         return None
+
+
+def _stat(pid):
+    """(parent pid, thread name) of pid from /proc/<pid>/stat, or None."""
+    found = proc_stat(pid)
+    return found and found[:2]
 
 
 def _keeper_named(name):

@@ -28,6 +28,7 @@ import sys
 
 from .. import jsonl
 from ..private import _DIR_FLAGS, PrivateDir, _open_dir
+from . import keeperfind
 
 BY_PID = "by-pid"
 MAX_DEPTH = 64
@@ -35,17 +36,8 @@ MAX_DEPTH = 64
 
 def _stat(pid):
     """(parent pid, start time) of pid from /proc/<pid>/stat, or None."""
-    try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-        try:
-            data = os.read(fd, 2048)
-        finally:
-            os.close(fd)
-        # The command name (field 2) may hold spaces and ')': count after the last ')'.
-        rest = data[data.rindex(b")") + 2 :].split()
-        return int(rest[1]), rest[19].decode("ascii")
-    except (OSError, ValueError, IndexError):
-        return None
+    found = keeperfind.proc_stat(pid)
+    return found and (found[0], found[2])
 
 
 def parent_of(pid):
