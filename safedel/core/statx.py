@@ -4,7 +4,6 @@ and birth_time() falls back to st_birthtime where the system keeps one."""
 
 import errno
 import os
-import struct
 import sys
 
 AT_FDCWD = -100
@@ -58,6 +57,7 @@ def read(dirfd, name, flags=AT_SYMLINK_NOFOLLOW):
     if function is None:
         raise OSError(errno.ENOSYS, "statx is not available here")
     import ctypes
+    import struct  # here too: a launcher that never asks pays for neither
 
     buffer = ctypes.create_string_buffer(_SIZE)
     if function(dirfd, name, flags, _WANTED, buffer) != 0:
