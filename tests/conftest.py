@@ -19,6 +19,9 @@ from safedel.core.report import markers
 from safedel.executor import childenv, shimhome
 
 IN_CI = os.environ.get("CI") == "true"
+# Short-lived churn off for what the tests start outside a Sandbox's base_env too (an
+# environment copied from this one, uid 65534's runs): see Sandbox.churn.
+os.environ.setdefault("SAFEDEL_CHURN_SECONDS", "0")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -82,6 +85,7 @@ class Sandbox:
         for path in (self.home, self.work, self.tmpdir, self.state):
             path.mkdir(parents=True, exist_ok=True)
         self.trash = self.home / ".local" / "share" / "Trash"
+        self.churn = "0"  # SAFEDEL_CHURN_SECONDS in base_env (see there)
         self.session = "test-session"
         self.turn = "turn-1"
 
@@ -101,6 +105,9 @@ class Sandbox:
             SAFEDEL_STATE_DIR=str(self.state),
             SAFEDEL_REPORT=str(self.report_path),
             SAFEDEL_PROMPT="0",
+            # Short-lived churn off unless a test is about it (self.churn = "60"): most
+            # tests make a file in the turn and look for it in the trash.
+            SAFEDEL_CHURN_SECONDS=self.churn,
         )
         env.update({k: str(v) for k, v in extra.items()})
         return env

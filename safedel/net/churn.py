@@ -12,16 +12,16 @@ rmdir of one born in the run is churn too. Never in safedel's own trash or state
 
 import os
 
-from ..core.policy.churn import LIMIT
+from ..core.policy.churn import limit
 from . import birth
 
-_LIMIT_NS = LIMIT * 10**9
 
-
-def short_lived(parent_fd, name, started, now_ns=None):
+def short_lived(parent_fd, name, started, now_ns=None, environ=None):
     """Whether the entry name in the caller's directory parent_fd was born at or after
-    started (birth.mark()) and is at most LIMIT seconds old."""
-    if not started:
+    started (birth.mark()) and is at most the churn limit old (the run's environ may
+    lower it: core/policy/churn.limit)."""
+    most_ns = int(limit(environ) * 10**9)
+    if not started or most_ns <= 0:
         return False
     try:
         entry = birth.of(parent_fd, name)
@@ -30,7 +30,7 @@ def short_lived(parent_fd, name, started, now_ns=None):
     if not birth.born_since(entry, started):
         return False
     now_ns = birth.clock_ns() if now_ns is None else now_ns
-    return now_ns - entry.btime_ns <= _LIMIT_NS
+    return now_ns - entry.btime_ns <= most_ns
 
 
 def pointer_places():

@@ -47,6 +47,7 @@ GIT_OWN = "git's own bookkeeping"
 
 class Places:
     def __init__(self, settings, environ, git=None, started=None, exempt_rule=None):
+        self._environ = environ
         """exempt_rule: the run's exempt.Exempt when the supervisor made it already."""
         # The home trash the run fixed, else the one its environment names.
         home = settings.home_trash or dirs.home_trash(environ)
@@ -113,7 +114,7 @@ class Places:
         only a deletion, not a rename's source, is judged so."""
         if churn.excluded(path, self._kept):
             return False
-        return churn.short_lived(found.parent_fd, found.name, self._started)
+        return churn.short_lived(found.parent_fd, found.name, self._started, None, self._environ)
 
     def holds_a_root(self, path):
         """Whether a workspace root of the run, or its own trash or state in the temp

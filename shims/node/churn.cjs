@@ -14,6 +14,16 @@ const { DIR_FLAGS } = require('./resolve.cjs');
 
 const LIMIT = 60;
 
+// LIMIT, or less where SAFEDEL_CHURN_SECONDS asks (core/policy/churn.py limit): it only
+// lowers, so nothing a command sets deletes more for real.
+function limit(env) {
+  const raw = env ? env.SAFEDEL_CHURN_SECONDS : undefined;
+  if (raw === undefined) return LIMIT;
+  const asked = Number(raw);
+  if (raw === '' || Number.isNaN(asked)) return LIMIT;
+  return Math.min(Math.max(asked, 0), LIMIT);
+}
+
 function turnStart(settings) {
   const raw = settings.turnStart || '';
   const cut = raw.indexOf(':');
@@ -23,8 +33,8 @@ function turnStart(settings) {
 }
 
 // The rule without the file system.
-function verdict(btime, start, now, isDirectory, entries) {
-  if (btime === null || btime < start || now - btime > LIMIT) return false;
+function verdict(btime, start, now, isDirectory, entries, most = LIMIT) {
+  if (btime === null || btime < start || now - btime > most || most <= 0) return false;
   return !isDirectory || entries === 0;
 }
 
@@ -93,7 +103,7 @@ function shortLived(target, settings, env) {
       entries = 1;
     }
   }
-  return verdict(btime, start, Date.now() / 1000, st.isDirectory(), entries);
+  return verdict(btime, start, Date.now() / 1000, st.isDirectory(), entries, limit(env));
 }
 
 module.exports = { LIMIT, verdict, shortLived, turnStart };

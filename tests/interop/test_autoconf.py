@@ -7,7 +7,15 @@ import re
 import shutil
 import subprocess
 
+import pytest
 from conftest import REPO, require
+
+
+@pytest.fixture(autouse=True)
+def churn_on(sandbox):
+    """This module is about short-lived churn: the rule's own limit applies."""
+    sandbox.churn = "60"
+
 
 SOURCE = os.path.join(REPO, "tests", "interop", "autoconf", "configure.ac")
 

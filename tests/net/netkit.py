@@ -111,7 +111,12 @@ def as_nobody(scratch, name, script, netted):
     for path in (home, work, os.path.join(scratch, "tmp")):
         os.makedirs(path, exist_ok=True)
         os.chown(path, NOBODY, NOBODY)
-    env = {"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": os.path.join(scratch, "tmp")}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "SAFEDEL_CHURN_SECONDS": "0",
+        "HOME": home,
+        "TMPDIR": os.path.join(scratch, "tmp"),
+    }
     argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     if netted:
         env.update(SAFEDEL_PROMPT="0", PYTHONPATH=os.path.join(scratch, "package"))

@@ -173,7 +173,13 @@ def test_the_net_deletes_for_git_only_what_git_itself_may():
             " && echo /nowhere/.git > .git/worktrees/w/gitdir"
             f" && {drop} {G} -c safe.directory='*' worktree prune"
         )
-        env = {**GIT_ENV, "PATH": "/usr/bin:/bin", "HOME": home, "SAFEDEL_PROMPT": "0"}
+        env = {
+            **GIT_ENV,
+            "PATH": "/usr/bin:/bin",
+            "SAFEDEL_CHURN_SECONDS": "0",
+            "HOME": home,
+            "SAFEDEL_PROMPT": "0",
+        }
         env.update(TMPDIR=os.path.join(scratch, "tmp"), SAFEDEL_REPORT=report)
         argv = [sys.executable, "-m", "safedel", "run", "-q", "--net", "on", "--"]
         done = subprocess.run(

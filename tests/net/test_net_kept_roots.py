@@ -123,6 +123,7 @@ def test_uid_65534_with_its_home_in_the_temp_dir(net):
             os.chown(path, NOBODY, NOBODY)
         env = {
             "PATH": "/usr/bin:/bin",
+            "SAFEDEL_CHURN_SECONDS": "0",
             "HOME": home,
             "TMPDIR": tmp,
             "SAFEDEL_PROMPT": "0",

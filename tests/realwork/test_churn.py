@@ -7,6 +7,13 @@ import os
 import pytest
 from conftest import require
 
+
+@pytest.fixture(autouse=True)
+def churn_on(sandbox):
+    """This module is about short-lived churn: the rule's own limit applies."""
+    sandbox.churn = "60"
+
+
 MODES = {"net": (), "net-off": ("--net", "off")}
 LOOP = (
     "for i in $(seq 80); do echo 'int main(void){return 0;}' > conftest$i.c; "

@@ -127,6 +127,7 @@ def nobody_env(root, home_dir, which):
 
     base = {
         "PATH": "/usr/bin:/bin",
+        "SAFEDEL_CHURN_SECONDS": "0",
         "HOME": str(root / "home"),
         "LANG": os.environ.get("LANG", "C.UTF-8"),
         "TMPDIR": str(root / "home"),

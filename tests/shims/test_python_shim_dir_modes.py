@@ -85,6 +85,7 @@ def scratch():
 def _as_nobody(scratch, where, argv, shimmed=True):
     env = {
         "PATH": "/usr/bin:/bin",
+        "SAFEDEL_CHURN_SECONDS": "0",
         "HOME": os.path.join(scratch, "home"),
         "TMPDIR": os.path.join(scratch, "tmp"),
         "SAFEDEL_PROMPT": "0",

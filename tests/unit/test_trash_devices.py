@@ -161,7 +161,12 @@ def nobody_area(tmpfs):
 
 
 def trash_as_nobody(area, path, data_home):
-    env = {"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(data_home), "HOME": str(area)}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "SAFEDEL_CHURN_SECONDS": "0",
+        "XDG_DATA_HOME": str(data_home),
+        "HOME": str(area),
+    }
     done = subprocess.run(
         ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
         + ["/usr/bin/python3", "-c", TRASH_AS, str(area / "lib"), str(path)],

@@ -22,6 +22,21 @@ import time
 from .. import statx
 
 LIMIT = 60  # seconds from birth to removal
+VARIABLE = "SAFEDEL_CHURN_SECONDS"
+
+
+def limit(environ=None):
+    """LIMIT, or less where SAFEDEL_CHURN_SECONDS asks (0: nothing is churn, every
+    deletion is trashed). It only lowers: a value above LIMIT, or no number, is LIMIT,
+    so nothing a command sets deletes more for real."""
+    raw = (os.environ if environ is None else environ).get(VARIABLE)
+    try:
+        asked = float(raw) if raw is not None else LIMIT
+    except ValueError:
+        return LIMIT
+    return min(max(asked, 0.0), LIMIT) if asked == asked else LIMIT
+
+
 _DIR_FLAGS = (getattr(os, "O_PATH", 0) or os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0)
 
 
@@ -51,12 +66,13 @@ def short_lived(target, settings, now=None):
     if btime is None:
         return False
     now = time.time() if now is None else now
-    return verdict(btime, start, now, st.st_mode, _entries(target))
+    return verdict(btime, start, now, st.st_mode, _entries(target), limit())
 
 
-def verdict(btime, start, now, mode, entries=0):
-    """The rule without the file system (tests/vectors/churn.json holds Node to it)."""
-    if btime is None or btime < start or now - btime > LIMIT:
+def verdict(btime, start, now, mode, entries=0, most=LIMIT):
+    """The rule without the file system (tests/vectors/churn.json holds Node to it);
+    most: the limit in force (limit())."""
+    if btime is None or btime < start or now - btime > most or most <= 0:
         return False
     return not stat.S_ISDIR(mode) or entries == 0
 
