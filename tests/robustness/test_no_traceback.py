@@ -114,6 +114,7 @@ ENV_VARS = sorted(
         *["REPORT_SEGMENT_BYTES", "HOME", "USER_ZDOTDIR", "USER_ENV", "USER_BASH_ENV"],
         "PROMPT_HOOK",
         "SERVE_RUN",
+        "CHURN_SECONDS",
     }
 )
 ENV_VARS = ["SAFEDEL_" + name for name in ENV_VARS]

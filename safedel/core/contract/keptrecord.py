@@ -66,6 +66,14 @@ def _check(keeper, run_id):
         records = published(keeperfind.snapshot(keeper))
     except keeperfind.Unreachable as exc:
         return {}, str(exc)
+    if keeper[0] == keeperfind.own_pid():
+        # The keeper's own process (a run's or a server's net, judging for one of its
+        # runs): the run its environment names, never one a walk from this process
+        # finds (a server judges for several at once).
+        entry = records.get(run_id)
+        if entry is None:
+            return {}, "the run's guard keeper holds no record of this run, so nothing was deleted"
+        return _parsed(entry[1]), None
     below, walk = [], runpointer.pointers()
     try:
         for hit in walk:
