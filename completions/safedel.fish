@@ -141,7 +141,7 @@ complete -c safedel -n '__safedel_at \'serve\'' -l 'allow-unprotected' -d 'Let R
 complete -c safedel -n '__safedel_at \'shims\'' -l 'help' -d 'Show help and exit.'
 complete -c safedel -n '__safedel_at \'shims\'' -l 'dir' -r -d 'Root to write under (default: the user cache dir).'
 complete -c safedel -n '__safedel_at \'undo\'' -l 'help' -d 'Show help and exit.'
-complete -c safedel -n '__safedel_at \'undo\'' -l 'session' -r -d 'Whose turns (default: SAFEDEL_SESSION, this shell\'s own).'
+complete -c safedel -n '__safedel_at \'undo\'' -l 'session' -r -d 'Whose turns (default: SAFEDEL_SESSION, this shell\'s own, else this project\'s `safedel run`s).'
 complete -c safedel -n '__safedel_at \'undo\'' -s 'n' -r -d 'Undo the last N turns.'
 complete -c safedel -n '__safedel_at \'undo\'' -l 'dry-run' -d 'Only list what would come back.'
 complete -c safedel -n '__safedel_at \'undo\'' -l 'rename' -d 'If a path exists, restore as NAME.restored-N.'
