@@ -24,9 +24,13 @@ let available = null;
 // Is /proc there to name descriptors by? Without it the caller hands the call to Node.
 function supported() {
   if (available === null) {
-    available =
-      process.platform === 'linux' &&
-      lstatSync('/proc/self/fd', { throwIfNoEntry: false }) !== undefined;
+    try {
+      available =
+        process.platform === 'linux' &&
+        lstatSync('/proc/self/fd', { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      available = false; // Node's permission model may deny the look (ERR_ACCESS_DENIED)
+    }
   }
   return available;
 }
