@@ -42,7 +42,10 @@ def governing(run_id):
         return None
     key = (os.getpid(), run_id)
     if key not in _checked:
-        _checked[key] = _check(keeper, run_id)
+        found = _check(keeper, run_id)
+        if found is None:
+            return None  # not kept: asked again next time, the keeper may hold it then
+        _checked[key] = found
     return _checked[key]
 
 
@@ -71,9 +74,9 @@ def _check(keeper, run_id):
         # runs): the run its environment names, never one a walk from this process
         # finds (a server judges for several at once).
         entry = records.get(run_id)
-        if entry is None:
-            return {}, "the run's guard keeper holds no record of this run, so nothing was deleted"
-        return _parsed(entry[1]), None
+        # A run it holds no record of: bound as before the keeper held records (its
+        # record file, core/contract/runrecord.py governing).
+        return None if entry is None else (_parsed(entry[1]), None)
     below, walk = [], runpointer.pointers()
     try:
         for hit in walk:
