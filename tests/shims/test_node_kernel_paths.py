@@ -31,7 +31,8 @@ def test_dotdot_after_a_symlink_in_the_temp_dir_is_judged_where_it_lands(sandbox
         operand = f"{sandbox.tmpdir}/link/../node.txt"
         assert json_out(run_script(sandbox, node, TRY, args=["unlinkSync", operand])) is None
         assert not (sandbox.work / "node.txt").exists()
-    assert sandbox.trashed_names() == ["node.txt", "node.txt.2"]
+    first, second = sandbox.trashed_names()  # a repeated name takes a token (naming.py)
+    assert first == "node.txt" and second.startswith("node.txt.") and len(second) == 17
     info = (sandbox.trash / "info" / "node.txt.trashinfo").read_text()
     assert f"Path={sandbox.work}/node.txt\n".replace(" ", "%20") in info
     assert [e["path"] for e in node_events(sandbox)] == [str(sandbox.work / "node.txt")] * 2

@@ -24,7 +24,9 @@ Node shim's by tests/vectors/exemptids.json.
 
 import os
 
-from .. import resolve
+# Imported at load, never in a call: a program that has monkeypatched os (CPython's
+# own tests replace os.close) would break an import made in the middle of its call.
+from .. import mounts, resolve
 from ..contract import exemptids
 
 _DIR_FLAGS = (getattr(os, "O_PATH", 0) or os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0)
@@ -207,7 +209,6 @@ def _ancestor(fd, levels):
 def _mount_key(fd, st):
     """The mount the directory open as fd lies on: the kernel's mount id on Linux,
     elsewhere its device, which tells a volume apart but not a bind mount."""
-    from .. import mounts  # only for a target below a root's top
 
     if not mounts.LINUX:
         return st.st_dev
@@ -222,8 +223,6 @@ def _root_mount(root):
     key = (root.real, root.ident)
     found = _mounts.get(key)
     if found is None:
-        from .. import mounts
-
         if not mounts.LINUX:
             return root.ident[0]
         found = mounts.mount_of(root.real, root.ident)
@@ -236,7 +235,6 @@ def _root_mount(root):
 def _not_a_mount_point(path, st, usable):
     """Whether the directory at path (real, bytes; st its lstat) is on the mount of the
     root that holds it: not a mount point of its own."""
-    from .. import mounts
 
     shown = os.fsdecode(path)
     for root in usable:
