@@ -33,6 +33,7 @@ LATE_STDLIB = (
     "pwd",
     "select",
     "signal",
+    "struct",
     "shutil",
     "subprocess",
     "tempfile",
